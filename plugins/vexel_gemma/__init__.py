@@ -1,0 +1,1 @@
+"""Vexel plugin: gemma (see its modules)."""

@@ -1,0 +1,1 @@
+"""Vexel plugin: llama (see its modules)."""

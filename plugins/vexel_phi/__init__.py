@@ -1,0 +1,1 @@
+"""Vexel plugin: phi (see its modules)."""

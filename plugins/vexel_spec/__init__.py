@@ -1,0 +1,1 @@
+"""Vexel plugin: spec (see its modules)."""

@@ -1,0 +1,77 @@
+"""The attention contract: one metadata object per engine step, one backend call per layer.
+
+The engine flattens every scheduled sequence's new tokens into one batch ``[T]``. For each
+layer the model computes ``q[T, Hq, D]``, ``k[T, Hkv, D]``, ``v[T, Hkv, D]`` (rotary already
+applied) and calls the backend, which writes ``k``/``v`` into the paged cache at
+``batch.slot_mapping`` and returns ``out[T, Hq, D]``: each token attends to its sequence's
+cached tokens and to the new tokens before it — or, when ``batch.query_masks`` gives one, to
+the new tokens that mask allows (speculative tree verification: each candidate sees only its
+ancestors). Soft-cap and sliding window are per call, since they vary per layer (Gemma 2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+import mlx.core as mx
+
+if TYPE_CHECKING:
+    from vexel_core.kvcache.pool import KVPool
+
+
+@dataclass
+class AttentionBatch:
+    """Everything a backend needs for one step, built once by the model runner.
+
+    Host-side lists (``query_lens``, ``context_lens``) let backends plan without reading
+    device arrays back.
+    """
+
+    pool: KVPool
+    positions: mx.array  # [T] int32: position of each token within its sequence
+    slot_mapping: mx.array  # [T] int32: flat cache slot (block * block_size + offset)
+    block_tables: mx.array  # [B, max_blocks] int32, padded with 0
+    query_lens: list[int]  # new tokens per sequence; sum == T
+    context_lens: list[int]  # tokens each sequence attends to after this step (cached + new)
+    logits_rows: mx.array  # [R] int32: rows of the flat batch whose logits are wanted
+    query_masks: list[mx.array | None] = field(default_factory=list)
+    """Per sequence, an optional bool ``[q, q]`` mask among its new tokens (tree decoding);
+    empty or None means causal."""
+
+    @property
+    def num_seqs(self) -> int:
+        return len(self.query_lens)
+
+    @property
+    def query_starts(self) -> list[int]:
+        starts = [0]
+        for n in self.query_lens:
+            starts.append(starts[-1] + n)
+        return starts
+
+
+class AttentionBackend(Protocol):
+    """Registered by ``register_attention_backends``; chosen by ``engine.attention_backend``."""
+
+    name: str
+
+    def __call__(
+        self,
+        q: mx.array,
+        k: mx.array,
+        v: mx.array,
+        *,
+        layer: int,
+        batch: AttentionBatch,
+        scale: float,
+        softcap: float | None = None,
+        window: int | None = None,
+    ) -> mx.array:
+        """Write ``k``/``v`` to the cache, return attention output ``[T, Hq, D]``.
+
+        *window*: a token at position p sees keys at positions > p - window (llama.cpp's
+        sliding-window rule). *softcap*: scores become ``softcap * tanh(scores / softcap)``
+        before the softmax.
+        """
+        ...

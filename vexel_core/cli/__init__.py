@@ -1,0 +1,76 @@
+"""The ``vexel`` command line.
+
+Each subcommand lives in its own module and is imported only when it runs, so ``vexel
+generate`` does not pay for the server's imports. Errors a user can cause (`VexelError`,
+bad flags) end in one line on stderr and a non-zero exit code, never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from vexel_core.errors import VexelError
+
+# name -> "module:attribute" of the click command
+COMMANDS = {
+    "generate": "vexel_core.cli.generate:generate",
+    "chat": "vexel_core.cli.chat:chat",
+    "serve": "vexel_core.cli.serve:serve",
+    "bench": "vexel_core.cli.bench:bench",
+    "tokenize": "vexel_core.cli.tokenize:tokenize",
+    "inspect": "vexel_core.cli.inspect:inspect",
+    "plugins": "vexel_core.cli.plugins:plugins",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(n for n in COMMANDS if self._available(n))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, attr = target.split(":")
+        try:
+            return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+        except ModuleNotFoundError as exc:
+            if exc.name == module:  # command not built yet in this checkout
+                return None
+            raise
+
+    @staticmethod
+    def _available(name: str) -> bool:
+        module = COMMANDS[name].split(":")[0]
+        return importlib.util.find_spec(module) is not None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="vexel", prog_name="vexel")
+def cli() -> None:
+    """Vexel: run GGUF language models locally on MLX."""
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Console-script entry point: one clear line on stderr for every user error."""
+    try:
+        return cli.main(args=argv, prog_name="vexel", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        click.echo(f"vexel: error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except VexelError as exc:
+        click.echo(f"vexel: error: {exc}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)

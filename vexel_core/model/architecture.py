@@ -1,0 +1,51 @@
+"""The contract between the engine and a model graph.
+
+An architecture plugin registers an `Architecture` under the GGUF ``general.architecture``
+value. The engine calls `Architecture.load` once, then calls the returned `CausalLM` with a
+flat batch of tokens from many sequences and one `AttentionBatch` describing them; the model
+never schedules and never touches the cache except through the attention backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+import mlx.core as mx
+import mlx.nn as nn
+
+if TYPE_CHECKING:
+    from vexel_core.attention.base import AttentionBatch
+    from vexel_core.gguf.reader import GGUFFile
+    from vexel_core.plugins import PluginHost
+
+
+@dataclass(frozen=True)
+class KVSpec:
+    """What the KV cache must hold for a model: per layer, KV heads and head size."""
+
+    n_layers: int
+    n_kv_heads: int
+    head_dim: int
+    context_len: int  # the model's trained context (``<arch>.context_length``)
+    dtype: mx.Dtype = mx.float16
+
+
+class CausalLM(nn.Module):
+    """A model graph. Subclasses set `kv_spec` and implement `__call__`."""
+
+    kv_spec: KVSpec
+    vocab_size: int
+
+    def __call__(self, tokens: mx.array, batch: AttentionBatch) -> mx.array:
+        """``tokens[T]`` (int32, flat over sequences) -> logits ``[len(batch.logits_rows), V]``.
+
+        Positions, cache slots and which rows need logits all come from *batch*.
+        """
+        raise NotImplementedError
+
+
+class Architecture(Protocol):
+    """Builds a `CausalLM` from a GGUF file. Registered by ``register_architectures``."""
+
+    def load(self, gguf: GGUFFile, host: PluginHost) -> CausalLM: ...

@@ -1,0 +1,61 @@
+"""The contract of a tensor format.
+
+A `QuantFormat` describes one GGML tensor type: how many elements a block holds, how many
+bytes it takes, how to dequantize it (the numpy reference, the oracle of every test) and how
+to turn the file's bytes into a `WeightTensor` that MLX code multiplies with.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import mlx.core as mx
+import numpy as np
+from gguf import GGMLQuantizationType
+
+
+class WeightTensor(ABC):
+    """A 2-D weight ``W[rows, cols]`` in some MLX representation.
+
+    `matmul` computes ``x @ W.T`` for ``x[..., cols]`` (the `Linear` product); `take`
+    gathers rows as floats (embedding lookup) without dequantizing the whole table.
+    """
+
+    shape: tuple[int, int]
+
+    @abstractmethod
+    def matmul(self, x: mx.array) -> mx.array: ...
+
+    @abstractmethod
+    def take(self, ids: mx.array) -> mx.array: ...
+
+    @abstractmethod
+    def dequantize(self) -> mx.array:
+        """The whole matrix as floats (tests and tied embeddings of small models)."""
+
+    @property
+    @abstractmethod
+    def nbytes(self) -> int: ...
+
+
+class QuantFormat(ABC):
+    """One GGML tensor type. Registered through the ``register_quant_formats`` hook."""
+
+    ggml_type: GGMLQuantizationType
+    block_elems: int  # elements per block
+    block_bytes: int  # bytes per block
+
+    @property
+    def name(self) -> str:
+        return self.ggml_type.name
+
+    def row_bytes(self, cols: int) -> int:
+        return cols // self.block_elems * self.block_bytes
+
+    @abstractmethod
+    def dequantize(self, raw: np.ndarray) -> np.ndarray:
+        """Reference: ``raw`` uint8 ``[..., n_blocks * block_bytes]`` -> float32 ``[..., n]``."""
+
+    @abstractmethod
+    def load(self, raw: np.ndarray, shape: tuple[int, ...]) -> WeightTensor:
+        """The file's bytes (uint8, one row of blocks per matrix row) as a `WeightTensor`."""
