@@ -40,6 +40,13 @@ class GGUFError(VexelError):
         super().__init__(f"{self.path}: {where}: {reason}" if where else f"{self.path}: {reason}")
 
 
+class TensorDataError(VexelError):
+    """A tensor's bytes do not fit its declared type and shape (size, block alignment, rank).
+
+    The message names the tensor (when known), its type and shape, and what was expected.
+    """
+
+
 class TokenizerError(VexelError):
     """The vocabulary in a file cannot be built, or text cannot be tokenized."""
 
