@@ -29,6 +29,7 @@ class AttentionBatch:
     """
 
     pool: KVPool
+    backend: AttentionBackend
     positions: mx.array  # [T] int32: position of each token within its sequence
     slot_mapping: mx.array  # [T] int32: flat cache slot (block * block_size + offset)
     block_tables: mx.array  # [B, max_blocks] int32, padded with 0
@@ -38,6 +39,14 @@ class AttentionBatch:
     query_masks: list[mx.array | None] = field(default_factory=list)
     """Per sequence, an optional bool ``[q, q]`` mask among its new tokens (tree decoding);
     empty or None means causal."""
+
+    _plan: StepPlan | None = None
+
+    def plan(self) -> StepPlan:
+        """How backends split this step: batched decodes vs one-by-one sequences (cached)."""
+        if self._plan is None:
+            self._plan = StepPlan.build(self)
+        return self._plan
 
     @property
     def num_seqs(self) -> int:
@@ -49,6 +58,30 @@ class AttentionBatch:
         for n in self.query_lens:
             starts.append(starts[-1] + n)
         return starts
+
+
+@dataclass
+class StepPlan:
+    decode_rows: list[int]  # flat rows of single-token, untreed sequences
+    decode_tables: mx.array  # [B_decode, nb] their block tables, cut to the longest
+    decode_ctx: mx.array  # [B_decode] their context lengths
+    prefill_seqs: list[int]  # sequences attended one at a time
+
+    @staticmethod
+    def build(batch: AttentionBatch) -> StepPlan:
+        starts = batch.query_starts
+        decode, others = [], []
+        for s, n in enumerate(batch.query_lens):
+            treed = s < len(batch.query_masks) and batch.query_masks[s] is not None
+            (decode if n == 1 and not treed else others).append(s)
+        bs = batch.pool.block_size
+        if decode:
+            nb = max(-(-batch.context_lens[s] // bs) for s in decode)
+            tables = batch.block_tables[mx.array(decode, dtype=mx.int32), :nb]
+        else:
+            tables = mx.zeros((0, 1), dtype=mx.int32)
+        ctx = mx.array([batch.context_lens[s] for s in decode], dtype=mx.int32)
+        return StepPlan([starts[s] for s in decode], tables, ctx, others)
 
 
 class AttentionBackend(Protocol):

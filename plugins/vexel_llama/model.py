@@ -1,0 +1,102 @@
+"""LLaMA 2 (MHA), LLaMA 3 (GQA, llama3 rope scaling through ``rope_freqs``), Mistral (GQA,
+optional sliding window). GGUF stores Q/K rows permuted for llama.cpp's interleaved rope."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mlx.core as mx
+
+from vexel_core.gguf.reader import GGUFFile
+from vexel_core.model.architecture import KVSpec
+from vexel_core.model.decoder import DecoderLM, PreNormBlock
+from vexel_core.model.layers import Attention, AttentionOptions, GatedMLP, RMSNorm, RoPE
+from vexel_core.model.metadata import ArchKeys, activation_dtype
+from vexel_core.model.weights import Weights
+from vexel_core.plugins import PluginHost
+
+
+@dataclass(frozen=True)
+class ModelArgs:
+    hidden: int
+    layers: int
+    ffn: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    rope_dims: int
+    rope_base: float
+    rope_scale: float
+    norm_eps: float
+    context_len: int
+    vocab_size: int
+    sliding_window: int | None
+
+    @classmethod
+    def from_gguf(cls, g: GGUFFile) -> ModelArgs:
+        k = ArchKeys(g)
+        hidden = k.int("embedding_length")
+        heads = k.int("attention.head_count")
+        head_dim = k.int("attention.key_length", hidden // heads if heads else None)
+        scaling = k.get("rope.scaling.type")
+        factor = k.float("rope.scaling.factor", 1.0) if scaling == "linear" else 1.0
+        window = k.get("attention.sliding_window")
+        return cls(
+            hidden=hidden,
+            layers=k.int("block_count"),
+            ffn=k.int("feed_forward_length"),
+            heads=heads,
+            kv_heads=k.int("attention.head_count_kv", heads),
+            head_dim=head_dim,
+            rope_dims=k.int("rope.dimension_count", head_dim),
+            rope_base=k.float("rope.freq_base", 10000.0),
+            rope_scale=1.0 / factor if factor else 1.0,
+            norm_eps=k.float("attention.layer_norm_rms_epsilon", 1e-5),
+            context_len=k.int("context_length"),
+            vocab_size=k.vocab_size(),
+            sliding_window=int(window) if isinstance(window, int) and window > 0 else None,
+        )
+
+
+class LlamaArchitecture:
+    def load(self, gguf: GGUFFile, host: PluginHost) -> DecoderLM:
+        a = ModelArgs.from_gguf(gguf)
+        dtype = activation_dtype(gguf.tensor("blk.0.attn_q.weight").ggml_type.name)
+        w = Weights(gguf, host, dtype)
+        if w.has("rope_freqs.weight"):  # llama3 scaling, precomputed per frequency pair
+            rope = RoPE.with_factors(a.rope_dims, a.rope_base, w.vector("rope_freqs.weight"),
+                                     scale=a.rope_scale)
+        else:
+            rope = RoPE(a.rope_dims, a.rope_base, interleaved=True, scale=a.rope_scale)
+        opts = AttentionOptions(a.heads, a.kv_heads, a.head_dim, window=a.sliding_window)
+        q_rows, kv_rows = a.heads * a.head_dim, a.kv_heads * a.head_dim
+        blocks = []
+        for i in range(a.layers):
+            p = f"blk.{i}"
+            attn = Attention(
+                i, opts, rope, w.linear(f"{p}.attn_output", a.hidden, q_rows),
+                q=w.linear(f"{p}.attn_q", q_rows, a.hidden),
+                k=w.linear(f"{p}.attn_k", kv_rows, a.hidden),
+                v=w.linear(f"{p}.attn_v", kv_rows, a.hidden),
+            )
+            mlp = GatedMLP(
+                w.linear(f"{p}.ffn_down", a.hidden, a.ffn),
+                gate=w.linear(f"{p}.ffn_gate", a.ffn, a.hidden),
+                up=w.linear(f"{p}.ffn_up", a.ffn, a.hidden),
+            )
+            blocks.append(PreNormBlock(
+                RMSNorm(w.vector(f"{p}.attn_norm.weight"), a.norm_eps), attn,
+                RMSNorm(w.vector(f"{p}.ffn_norm.weight"), a.norm_eps), mlp,
+            ))
+        embed = w.embedding("token_embd.weight", a.vocab_size, a.hidden)
+        head = (w.linear("output", a.vocab_size, a.hidden) if w.has("output.weight")
+                else embed.as_linear())
+        return DecoderLM(
+            embed=embed,
+            blocks=blocks,
+            norm=RMSNorm(w.vector("output_norm.weight"), a.norm_eps),
+            head=head,
+            kv_spec=KVSpec(a.layers, a.kv_heads, a.head_dim, a.context_len, dtype),
+            vocab_size=a.vocab_size,
+            dtype=dtype,
+        )

@@ -1,0 +1,150 @@
+"""The built-in attention backends: ``sdpa`` and ``paged``.
+
+Both store the step's keys and values into the paged pool, then attend. Decoding sequences
+(one new token each, no tree mask) are served together in one batched call over their block
+tables; prefill chunks and candidate trees one sequence at a time.
+
+- ``sdpa`` gathers each sequence's blocks and calls MLX's fused
+  ``scaled_dot_product_attention``; with a logit soft-cap (which the fused kernel lacks) it
+  computes the same math by hand.
+- ``paged`` is the plain-MLX reference of attention read through the block table (scores,
+  soft-cap, mask, softmax, values). It is the oracle for a later paged GPU kernel.
+"""
+
+from __future__ import annotations
+
+import mlx.core as mx
+
+from vexel_core.attention.base import AttentionBatch
+
+NEG_INF = float("-inf")
+
+
+def visible(
+    q_pos: mx.array, k_len: int, window: int | None, new_mask: mx.array | None = None
+) -> mx.array:
+    """Bool ``[q, k_len]``: which keys each query sees.
+
+    Key ``j`` is the token at position ``j``. A query at position p sees ``j <= p`` and, with
+    a window, ``j > p - window``. With *new_mask* (``[q, q]``, tree verification) the last q
+    keys — this step's tokens — are visible exactly where the mask says.
+    """
+    j = mx.arange(k_len, dtype=mx.int32)[None, :]
+    p = q_pos[:, None]
+    vis = j <= p
+    if window is not None:
+        vis = vis & (j > p - window)
+    if new_mask is not None:
+        q = new_mask.shape[0]
+        vis = mx.concatenate([vis[:, : k_len - q], new_mask.astype(mx.bool_)], axis=1)
+    return vis
+
+
+def attend_by_hand(
+    q: mx.array, k: mx.array, v: mx.array, mask: mx.array, scale: float, softcap: float | None
+) -> mx.array:
+    """Reference attention. ``q[B, Hq, Lq, D]``, ``k``/``v`` ``[B, Hkv, Lk, D]``, bool mask
+    broadcastable to ``[B, 1, Lq, Lk]`` -> ``[B, Hq, Lq, D]`` (GQA without repeating K/V)."""
+    B, Hq, Lq, D = q.shape
+    Hkv = k.shape[1]
+    rep = Hq // Hkv
+    qg = (q * scale).reshape(B, Hkv, rep, Lq, D).astype(mx.float32)
+    scores = qg @ k[:, :, None].astype(mx.float32).swapaxes(-1, -2)  # [B, Hkv, rep, Lq, Lk]
+    if softcap is not None:
+        scores = softcap * mx.tanh(scores / softcap)
+    scores = mx.where(mask[:, :, None] if mask.ndim == 4 else mask, scores, NEG_INF)
+    probs = mx.softmax(scores, axis=-1)
+    out = probs @ v[:, :, None].astype(mx.float32)
+    return out.reshape(B, Hq, Lq, D).astype(q.dtype)
+
+
+class _PagedAttention:
+    """What both backends share: cache writes, batching decodes, the per-sequence loop."""
+
+    name = "base"
+
+    def core(
+        self, q: mx.array, k: mx.array, v: mx.array, mask: mx.array, scale: float,
+        softcap: float | None,
+    ) -> mx.array:
+        raise NotImplementedError
+
+    def __call__(
+        self,
+        q: mx.array,
+        k: mx.array,
+        v: mx.array,
+        *,
+        layer: int,
+        batch: AttentionBatch,
+        scale: float,
+        softcap: float | None = None,
+        window: int | None = None,
+    ) -> mx.array:
+        pool = batch.pool
+        pool.write(layer, batch.slot_mapping, k, v)
+        plan = batch.plan()
+        parts: list[tuple[list[int], mx.array]] = []
+        if plan.decode_rows:
+            parts.append((plan.decode_rows, self._decode(q, layer, batch, scale, softcap, window)))
+        for s in plan.prefill_seqs:
+            parts.append(self._one_sequence(q, layer, batch, s, scale, softcap, window))
+        if len(parts) == 1:
+            rows, out = parts[0]
+            return out if rows == list(range(q.shape[0])) else out[mx.argsort(mx.array(rows))]
+        rows = [r for rs, _ in parts for r in rs]
+        out = mx.concatenate([o for _, o in parts], axis=0)
+        return out[mx.argsort(mx.array(rows, dtype=mx.int32))]
+
+    def _decode(
+        self, q: mx.array, layer: int, batch: AttentionBatch, scale: float,
+        softcap: float | None, window: int | None,
+    ) -> mx.array:
+        plan = batch.plan()
+        rows = mx.array(plan.decode_rows, dtype=mx.int32)
+        keys, values = batch.pool.gather(layer, plan.decode_tables)  # [B, L, Hkv, D]
+        L = keys.shape[1]
+        ctx = plan.decode_ctx  # [B]
+        j = mx.arange(L, dtype=mx.int32)[None, :]
+        mask = j < ctx[:, None]
+        if window is not None:
+            mask = mask & (j >= ctx[:, None] - window)
+        qd = q[rows][:, :, None, :]  # [B, Hq, 1, D]
+        out = self.core(qd, keys.swapaxes(1, 2), values.swapaxes(1, 2),
+                        mask[:, None, None, :], scale, softcap)
+        return out[:, :, 0, :]
+
+    def _one_sequence(
+        self, q: mx.array, layer: int, batch: AttentionBatch, s: int, scale: float,
+        softcap: float | None, window: int | None,
+    ) -> tuple[list[int], mx.array]:
+        start = batch.query_starts[s]
+        n = batch.query_lens[s]
+        ctx = batch.context_lens[s]
+        nb = -(-ctx // batch.pool.block_size)
+        keys, values = batch.pool.gather(layer, batch.block_tables[s : s + 1, :nb])
+        keys, values = keys[:, :ctx], values[:, :ctx]
+        tree = batch.query_masks[s] if s < len(batch.query_masks) else None
+        mask = visible(batch.positions[start : start + n], ctx, window, tree)
+        out = self.core(q[start : start + n].swapaxes(0, 1)[None], keys.swapaxes(1, 2),
+                        values.swapaxes(1, 2), mask[None, None], scale, softcap)
+        return list(range(start, start + n)), out[0].swapaxes(0, 1)
+
+
+class SDPABackend(_PagedAttention):
+    name = "sdpa"
+
+    def core(self, q, k, v, mask, scale, softcap):  # type: ignore[no-untyped-def]
+        if softcap is not None:  # the fused kernel has no soft-cap
+            return attend_by_hand(q, k, v, mask, scale, softcap)
+        return mx.fast.scaled_dot_product_attention(q, k, v, scale=scale, mask=mask)
+
+
+class PagedBackend(_PagedAttention):
+    name = "paged"
+
+    def core(self, q, k, v, mask, scale, softcap):  # type: ignore[no-untyped-def]
+        return attend_by_hand(q, k, v, mask, scale, softcap)
+
+
+BACKENDS = [SDPABackend(), PagedBackend()]

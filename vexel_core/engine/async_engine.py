@@ -1,0 +1,112 @@
+"""`AsyncEngine`: the asyncio face of the engine that the server, the CLI and bench share.
+
+One worker thread owns MLX and runs `LLMEngine.step` while there is work, sleeping on a
+condition otherwise; a new request, a cancellation or shutdown wakes it. Each request's
+outputs travel to the event loop through an `asyncio.Queue`; a consumer that stops
+iterating (client gone, task cancelled) aborts its request, freeing its blocks at the next
+step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+from vexel_core.engine.core import LLMEngine
+from vexel_core.engine.request import GenerationRequest, RequestOutput
+from vexel_core.logs import get_logger
+
+log = get_logger(__name__)
+_ids = itertools.count()
+
+
+class AsyncEngine:
+    def __init__(self, engine: LLMEngine) -> None:
+        self.engine = engine
+        self._wake = threading.Condition()
+        self._queues: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]] = {}
+        self._stopping = False
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="vexel-engine", daemon=True)
+        self._thread.start()
+
+    @property
+    def tokenizer(self):  # type: ignore[no-untyped-def]
+        return self.engine.tokenizer
+
+    @property
+    def stats(self):  # type: ignore[no-untyped-def]
+        return self.engine.stats
+
+    async def generate(self, request: GenerationRequest) -> AsyncIterator[RequestOutput]:
+        """Queue *request* and yield its outputs until every sequence has finished.
+
+        Raises `RequestError` at once for an invalid request. Leaving the loop early aborts
+        the request.
+        """
+        if not request.request_id:
+            request.request_id = f"req-{next(_ids)}"
+        rid = request.request_id
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._queues[rid] = (asyncio.get_running_loop(), queue)
+        try:
+            self.engine.add_request(request)
+        except BaseException:
+            self._queues.pop(rid, None)
+            raise
+        self._notify()
+        remaining = request.n
+        try:
+            while remaining:
+                item = await queue.get()
+                if isinstance(item, BaseException):
+                    raise item
+                if item.finished:
+                    remaining -= 1
+                yield item
+        finally:
+            self._queues.pop(rid, None)
+            if remaining:
+                self.engine.abort(rid)
+                self._notify()
+
+    def abort(self, request_id: str) -> None:
+        self.engine.abort(request_id)
+        self._notify()
+
+    def shutdown(self) -> None:
+        with self._wake:
+            self._stopping = True
+            self._wake.notify()
+        self._thread.join(timeout=30)
+
+    def _notify(self) -> None:
+        with self._wake:
+            self._wake.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while not self._stopping and not self.engine.has_work():
+                    self._wake.wait()
+                if self._stopping:
+                    return
+            try:
+                outputs = self.engine.step()
+            except BaseException as exc:  # a bug: fail the waiting requests, keep serving
+                log.exception("engine step failed")
+                self._fail_all(exc)
+                continue
+            for out in outputs:
+                target = self._queues.get(out.request_id)
+                if target is not None:
+                    loop, queue = target
+                    loop.call_soon_threadsafe(queue.put_nowait, out)
+
+    def _fail_all(self, exc: BaseException) -> None:
+        for rid, (loop, queue) in list(self._queues.items()):
+            self.engine.abort(rid)
+            loop.call_soon_threadsafe(queue.put_nowait, exc)

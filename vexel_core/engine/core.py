@@ -1,0 +1,284 @@
+"""The synchronous engine: requests in, one batched step at a time, streamed outputs out.
+
+`LLMEngine.step` schedules, runs the model once, samples, detokenizes and checks stop
+conditions. It is not thread-safe; `AsyncEngine` drives it from one worker thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+import mlx.core as mx
+
+from vexel_core.config import EngineSettings, parse_memory
+from vexel_core.engine.loader import LoadedModel
+from vexel_core.engine.metrics import EngineStats
+from vexel_core.engine.request import (
+    FinishReason,
+    GenerationRequest,
+    RequestOutput,
+    Sequence,
+    StopStrings,
+    TokenLogprob,
+)
+from vexel_core.engine.runner import ModelRunner
+from vexel_core.engine.scheduler import Scheduler
+from vexel_core.errors import ConfigError, RequestError
+from vexel_core.kvcache.blocks import BlockManager
+from vexel_core.kvcache.pool import KVPool
+from vexel_core.logs import get_logger
+from vexel_core.plugins import PluginHost, get_host
+from vexel_core.sampling.sampler import Sampler, SequenceHistory
+from vexel_core.tokenizer import StreamingDetokenizer
+
+log = get_logger(__name__)
+
+
+@dataclass(eq=False)
+class _SeqState:
+    seq: Sequence
+    history: SequenceHistory
+    detok: StreamingDetokenizer
+    stops: StopStrings
+
+
+@dataclass(eq=False)
+class _RequestState:
+    request: GenerationRequest
+    seqs: list[_SeqState] = field(default_factory=list)
+    forked: bool = False
+    finished: int = 0
+
+
+def device_memory_bytes() -> int:
+    """Memory MLX may use: its limit on GPUs, physical memory on the CPU."""
+    if mx.default_device() != mx.cpu:
+        return int(mx.get_memory_limit())
+    import os
+
+    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+class LLMEngine:
+    def __init__(self, loaded: LoadedModel, settings: EngineSettings,
+                 host: PluginHost | None = None) -> None:
+        host = host or get_host()
+        self.loaded = loaded
+        self.model = loaded.model
+        self.tokenizer = loaded.tokenizer
+        self.settings = settings
+        spec = self.model.kv_spec
+        self.context_len = settings.context_len or spec.context_len
+        bs = settings.kv_block_size
+        self.num_blocks = self._pool_blocks(settings)
+        self.blocks = BlockManager(self.num_blocks, bs, prefix_cache=settings.enable_prefix_cache)
+        self.pool = KVPool(spec, self.num_blocks, bs)
+        backend = host.attention_backends.get(settings.attention_backend)
+        self.runner = ModelRunner(self.model, self.pool, self.blocks, backend)
+        self.scheduler = Scheduler(
+            self.blocks,
+            max_batch_size=settings.max_batch_size,
+            max_batched_tokens=settings.max_batched_tokens,
+            prefill_chunk=settings.prefill_chunk,
+        )
+        self.sampler = Sampler(host)
+        self.stats = EngineStats(kv_blocks_total=self.num_blocks)
+        self._requests: dict[str, _RequestState] = {}
+        self._aborts: list[str] = []
+        self._lock = threading.Lock()
+        log.info("engine ready", model=loaded.name, kv_blocks=self.num_blocks, block_size=bs,
+                 kv_mib=round(self.pool.nbytes / 2**20, 1), backend=backend.name)
+
+    def _pool_blocks(self, s: EngineSettings) -> int:
+        """Blocks from ``kv_cache_memory``, never more than the batch could ever use."""
+        per_block = KVPool.bytes_per_block(self.model.kv_spec, s.kv_block_size)
+        budget = parse_memory(s.kv_cache_memory, device_memory_bytes())
+        by_memory = budget // per_block
+        per_seq = -(-self.context_len // s.kv_block_size)
+        blocks = min(by_memory, s.max_batch_size * per_seq)
+        if blocks < 1:
+            raise ConfigError(
+                f"invalid setting engine.kv_cache_memory = {s.kv_cache_memory!r}: it holds no "
+                f"KV block ({per_block} bytes each for this model)")
+        return int(blocks)
+
+    # -- requests -----------------------------------------------------------------------
+    def add_request(self, request: GenerationRequest) -> None:
+        """Validate and queue *request* (raises `RequestError` naming the parameter)."""
+        n_prompt = len(request.prompt_ids)
+        if n_prompt == 0:
+            raise RequestError("the prompt is empty", param="prompt")
+        if n_prompt >= self.context_len:
+            raise RequestError(
+                f"the prompt has {n_prompt} tokens; this model's context is {self.context_len}"
+                " tokens, which must also hold at least one generated token",
+                param="prompt", code="context_length_exceeded")
+        if request.max_tokens < 1:
+            raise RequestError("max_tokens must be at least 1", param="max_tokens")
+        if request.n < 1 or request.n > 128:
+            raise RequestError("n must be between 1 and 128", param="n")
+        vocab = self.model.vocab_size
+        if any(not 0 <= t < vocab for t in request.prompt_ids):
+            raise RequestError(f"prompt token ids must be in [0, {vocab})", param="prompt")
+        request.sampling.validate()
+        request.max_tokens = min(request.max_tokens, self.context_len - n_prompt)
+        need = -(-(n_prompt + request.max_tokens) // self.blocks.block_size)
+        if need > self.num_blocks:
+            raise RequestError(
+                f"prompt plus max_tokens needs {need} KV blocks; the pool has {self.num_blocks}"
+                " (raise engine.kv_cache_memory or lower max_tokens)", param="max_tokens")
+        with self._lock:
+            if request.request_id in self._requests:
+                raise RequestError(f"request id {request.request_id!r} is already in use",
+                                   param="request_id")
+            state = _RequestState(request)
+            self._requests[request.request_id] = state
+            self._new_seq(state, Sequence(request, 0))
+            self.scheduler.add(state.seqs[0].seq)
+
+    def _new_seq(self, state: _RequestState, seq: Sequence) -> None:
+        r = state.request
+        seed = r.sampling.seed
+        history = SequenceHistory(r.prompt_ids, seed=None if seed is None else seed + seq.index)
+        state.seqs.append(_SeqState(seq, history, StreamingDetokenizer(self.tokenizer),
+                                    StopStrings(r.stop)))
+
+    def abort(self, request_id: str) -> None:
+        """Cancel a request; its blocks are freed at the start of the next step."""
+        with self._lock:
+            self._aborts.append(request_id)
+
+    def has_work(self) -> bool:
+        with self._lock:
+            return self.scheduler.has_work() or bool(self._aborts)
+
+    # -- the step -----------------------------------------------------------------------
+    def step(self) -> list[RequestOutput]:
+        with self._lock:
+            outputs = self._process_aborts()
+            schedule = self.scheduler.schedule()
+        if schedule.seqs:
+            result = self.runner.step(schedule)
+            now = time.monotonic()
+            for s in schedule.seqs:
+                s.seq.num_computed += s.num_tokens
+                self.blocks.cache_full_blocks(s.seq.table, s.seq.token_ids())
+                prompt_part = max(0, min(s.start + s.num_tokens, len(s.seq.prompt_ids)) - s.start)
+                self.stats.prompt_tokens += prompt_part
+            with self._lock:
+                outputs += self._sample(schedule, result.logits, result.rows, now)
+        self._update_stats(len(schedule.preempted))
+        return outputs
+
+    def _process_aborts(self) -> list[RequestOutput]:
+        outputs = []
+        for rid in self._aborts:
+            state = self._requests.pop(rid, None)
+            if state is None:
+                continue
+            for ss in state.seqs:
+                if ss.seq.status.value != "finished":
+                    self.scheduler.finish(ss.seq)
+                    outputs.append(self._output(state, ss, [], "", None, FinishReason.ABORT))
+            self.stats.observe("finish:abort")
+        self._aborts.clear()
+        return outputs
+
+    def _sample(self, schedule, logits, rows, now) -> list[RequestOutput]:  # type: ignore[no-untyped-def]
+        pairs: list[tuple[_RequestState, _SeqState, int]] = []
+        for r, i in enumerate(rows):
+            seq = schedule.seqs[i].seq
+            state = self._requests.get(seq.request.request_id)
+            if state is None:
+                continue
+            ss = next(x for x in state.seqs if x.seq is seq)
+            pairs.append((state, ss, r))
+            if state.request.n > 1 and not state.forked:
+                state.forked = True
+                for index in range(1, state.request.n):
+                    self._new_seq(state, self.scheduler.fork(seq, index))
+                    pairs.append((state, state.seqs[-1], r))
+        if not pairs:
+            return []
+        row_idx = mx.array([r for _, _, r in pairs], dtype=mx.int32)
+        result = self.sampler.sample(
+            logits[row_idx], [st.request.sampling for st, _, _ in pairs],
+            [ss.history for _, ss, _ in pairs])
+        outputs = []
+        for k, (state, ss, _) in enumerate(pairs):
+            outputs += self._append_token(state, ss, result.tokens[k], result.logprob_entry(k),
+                                          now)
+        return outputs
+
+    def _append_token(self, state: _RequestState, ss: _SeqState, token: int,
+                      logprob: TokenLogprob | None, now: float) -> list[RequestOutput]:
+        seq, req = ss.seq, state.request
+        seq.output_ids.append(token)
+        ss.history.append(token)
+        self.stats.generation_tokens += 1
+        if seq.first_token_time is None:
+            seq.first_token_time = now
+            self.stats.observe("ttft", now - req.arrival)
+        elif seq.last_token_time is not None:
+            self.stats.observe("itl", now - seq.last_token_time)
+        seq.last_token_time = now
+        finish: FinishReason | None = None
+        stop_ids = set(req.stop_token_ids)
+        if not req.ignore_eos:
+            stop_ids |= self.tokenizer.stop_ids
+        if token in stop_ids:  # its own text is not emitted; what was held back is
+            text = self._drain(ss)
+            finish = FinishReason.STOP
+        else:
+            text, hit = ss.stops.feed(ss.detok.push(token))
+            if hit:
+                finish = FinishReason.STOP
+            elif len(seq.output_ids) >= req.max_tokens or seq.num_tokens >= self.context_len:
+                finish = FinishReason.LENGTH
+                text += self._drain(ss)
+        if finish is not None:
+            self._finish(state, ss, finish, now)
+        return [self._output(state, ss, [token], text, logprob, finish)]
+
+    @staticmethod
+    def _drain(ss: _SeqState) -> str:
+        """Text still held back (partial UTF-8, partial stop-string match) at the end."""
+        text, hit = ss.stops.feed(ss.detok.flush())
+        return text if hit else text + ss.stops.flush()
+
+    def _finish(self, state: _RequestState, ss: _SeqState, reason: FinishReason,
+                now: float) -> None:
+        self.scheduler.finish(ss.seq)
+        state.finished += 1
+        self.stats.observe("e2e", now - state.request.arrival)
+        self.stats.observe(f"finish:{reason.value}")
+        if state.finished == state.request.n:
+            self._requests.pop(state.request.request_id, None)
+
+    def _output(self, state: _RequestState, ss: _SeqState, tokens: list[int], text: str,
+                logprob: TokenLogprob | None, finish: FinishReason | None) -> RequestOutput:
+        seq = ss.seq
+        return RequestOutput(
+            request_id=state.request.request_id,
+            index=seq.index,
+            token_ids=tokens,
+            text=text,
+            logprobs=[logprob] if logprob is not None else None,
+            finish_reason=finish,
+            num_prompt_tokens=len(seq.prompt_ids),
+            num_cached_tokens=seq.num_cached_tokens,
+            num_output_tokens=len(seq.output_ids),
+        )
+
+    def _update_stats(self, preempted: int) -> None:
+        st = self.stats
+        st.steps += 1
+        st.running = len(self.scheduler.running)
+        st.waiting = len(self.scheduler.waiting)
+        st.kv_blocks_used = self.blocks.num_used
+        st.kv_blocks_peak = max(st.kv_blocks_peak, st.kv_blocks_used)
+        st.preemptions = self.scheduler.num_preemptions
+        st.prefix_queries = self.blocks.stats.prefix_queries
+        st.prefix_hits = self.blocks.stats.prefix_hits

@@ -1,0 +1,40 @@
+"""What the engine counts, ready for the server to export and for `vexel bench` to report.
+
+Plain numbers and observation callbacks: the engine knows nothing of Prometheus. A listener
+(the server's exporter, the benchmark) subscribes with `EngineStats.subscribe`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+Listener = Callable[[str, float], None]
+"""Called with (event, value): ``ttft`` / ``itl`` / ``e2e`` seconds, ``finish:<reason>`` 1."""
+
+
+@dataclass
+class EngineStats:
+    running: int = 0
+    waiting: int = 0
+    kv_blocks_total: int = 0
+    kv_blocks_used: int = 0
+    kv_blocks_peak: int = 0
+    preemptions: int = 0
+    prefix_queries: int = 0
+    prefix_hits: int = 0
+    prompt_tokens: int = 0  # computed prompt tokens (cache hits excluded)
+    generation_tokens: int = 0
+    steps: int = 0
+    listeners: list[Listener] = field(default_factory=list, repr=False)
+
+    @property
+    def kv_usage(self) -> float:
+        return self.kv_blocks_used / self.kv_blocks_total if self.kv_blocks_total else 0.0
+
+    def subscribe(self, listener: Listener) -> None:
+        self.listeners.append(listener)
+
+    def observe(self, event: str, value: float = 1.0) -> None:
+        for listener in self.listeners:
+            listener(event, value)

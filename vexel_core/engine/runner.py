@@ -1,0 +1,71 @@
+"""The model runner: turns a `Schedule` into one batched forward pass.
+
+It flattens the scheduled tokens of every sequence into ``tokens[T]``, builds the step's
+`AttentionBatch` (positions, cache slots, block tables, which rows need logits), performs
+pending copy-on-write block copies, and returns the logits of the rows that sample.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mlx.core as mx
+
+from vexel_core.attention.base import AttentionBackend, AttentionBatch
+from vexel_core.engine.scheduler import Schedule
+from vexel_core.kvcache.blocks import BlockManager
+from vexel_core.kvcache.pool import KVPool
+from vexel_core.model.architecture import CausalLM
+
+
+@dataclass
+class StepResult:
+    logits: mx.array  # [R, V] float32, one row per sampling sequence
+    rows: list[int]  # index into schedule.seqs for each logits row
+
+
+class ModelRunner:
+    def __init__(self, model: CausalLM, pool: KVPool, blocks: BlockManager,
+                 backend: AttentionBackend) -> None:
+        self.model = model
+        self.pool = pool
+        self.blocks = blocks
+        self.backend = backend
+
+    def build_batch(self, schedule: Schedule) -> tuple[mx.array, AttentionBatch, list[int]]:
+        tokens: list[int] = []
+        positions: list[int] = []
+        slots: list[int] = []
+        query_lens, context_lens, logits_rows, sampled = [], [], [], []
+        for i, s in enumerate(schedule.seqs):
+            ids = s.seq.token_ids()
+            tokens += ids[s.start : s.start + s.num_tokens]
+            positions += range(s.start, s.start + s.num_tokens)
+            slots += self.blocks.slots(s.seq.table, s.start, s.num_tokens)
+            query_lens.append(s.num_tokens)
+            context_lens.append(s.start + s.num_tokens)
+            if s.samples:
+                logits_rows.append(len(tokens) - 1)
+                sampled.append(i)
+        width = max(len(s.seq.table.blocks) for s in schedule.seqs)
+        tables = [s.seq.table.blocks + [0] * (width - len(s.seq.table.blocks))
+                  for s in schedule.seqs]
+        batch = AttentionBatch(
+            pool=self.pool,
+            backend=self.backend,
+            positions=mx.array(positions, dtype=mx.int32),
+            slot_mapping=mx.array(slots, dtype=mx.int32),
+            block_tables=mx.array(tables, dtype=mx.int32),
+            query_lens=query_lens,
+            context_lens=context_lens,
+            logits_rows=mx.array(logits_rows, dtype=mx.int32),
+        )
+        return mx.array(tokens, dtype=mx.int32), batch, sampled
+
+    def step(self, schedule: Schedule) -> StepResult:
+        self.pool.copy_blocks(schedule.copies)
+        tokens, batch, sampled = self.build_batch(schedule)
+        logits = self.model(tokens, batch)
+        # The pool's new keys/values must be materialised with the logits.
+        mx.eval(logits, self.pool.k, self.pool.v)
+        return StepResult(logits, sampled)

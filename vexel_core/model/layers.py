@@ -1,0 +1,195 @@
+"""Layers shared by every architecture: norms, rotary embeddings, attention, MLPs.
+
+Architectures differ in which of these they stack and with what options, never in copies of
+them. Everything works on flat token batches ``[T, hidden]``; positions and the KV cache come
+from the step's `AttentionBatch`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import mlx.core as mx
+import mlx.nn as nn
+
+from vexel_core.attention.base import AttentionBatch
+from vexel_core.model.linear import Linear
+
+
+class RMSNorm(nn.Module):
+    """``x / rms(x) * w``. Gemma's "1 + w" convention is already folded into GGUF weights."""
+
+    def __init__(self, weight: mx.array, eps: float) -> None:
+        super().__init__()
+        self.weight = weight
+        self.eps = eps
+
+    def __call__(self, x: mx.array) -> mx.array:
+        return mx.fast.rms_norm(x, self.weight.astype(x.dtype), self.eps)
+
+
+class LayerNorm(nn.Module):
+    def __init__(self, weight: mx.array, bias: mx.array | None, eps: float) -> None:
+        super().__init__()
+        self.weight = weight
+        self.bias = bias
+        self.eps = eps
+
+    def __call__(self, x: mx.array) -> mx.array:
+        bias = None if self.bias is None else self.bias.astype(x.dtype)
+        return mx.fast.layer_norm(x, self.weight.astype(x.dtype), bias, self.eps)
+
+
+@dataclass(frozen=True)
+class RoPE:
+    """Rotary position embedding over the first ``dims`` features of each head.
+
+    ``interleaved`` rotates adjacent pairs (llama.cpp's "normal" rope, used with GGUF's
+    permuted LLaMA Q/K weights); otherwise the two halves (NeoX style: Phi, Gemma).
+    ``freqs`` (optional) are per-pair wavelengths ``base**(2i/dims) * factor_i``: llama.cpp's
+    ``rope_freqs`` / LongRoPE factors fold in here. ``scale`` multiplies positions (linear
+    scaling uses ``1/factor``).
+    """
+
+    dims: int
+    base: float = 10000.0
+    interleaved: bool = True
+    scale: float = 1.0
+    freqs: mx.array | None = None
+
+    @classmethod
+    def with_factors(cls, dims: int, base: float, factors: mx.array, **kw: object) -> RoPE:
+        """Frequencies divided by per-pair factors (llama.cpp's ``freq_factors``)."""
+        wavelengths = base ** (mx.arange(0, dims, 2, dtype=mx.float32) / dims)
+        return cls(dims=dims, base=base, freqs=wavelengths * factors.astype(mx.float32),
+                   **kw)  # type: ignore[arg-type]
+
+    def __call__(self, x: mx.array, positions: mx.array) -> mx.array:
+        """``x[T, H, D]`` at ``positions[T]`` (any order: one offset per token)."""
+        x4 = x[:, :, None, :]  # rope's (B, *, L, D) with one "sequence" per token
+        out = mx.fast.rope(
+            x4,
+            self.dims,
+            traditional=self.interleaved,
+            base=None if self.freqs is not None else self.base,
+            scale=self.scale,
+            offset=positions,
+            freqs=self.freqs,
+        )
+        return out[:, :, 0, :]
+
+
+@dataclass(frozen=True)
+class AttentionOptions:
+    n_heads: int
+    n_kv_heads: int
+    head_dim: int
+    scale: float | None = None  # default 1/sqrt(head_dim)
+    softcap: float | None = None
+    window: int | None = None
+
+
+class Attention(nn.Module):
+    """Multi-head / grouped-query attention over the paged cache.
+
+    Projections come either separate (``q``, ``k``, ``v``) or fused (``qkv``: rows of q, then
+    k, then v, as GGUF stores Phi's ``attn_qkv``); biases live in the `Linear` layers.
+    """
+
+    def __init__(
+        self,
+        layer: int,
+        opts: AttentionOptions,
+        rope: RoPE | None,
+        out: Linear,
+        *,
+        q: Linear | None = None,
+        k: Linear | None = None,
+        v: Linear | None = None,
+        qkv: Linear | None = None,
+    ) -> None:
+        super().__init__()
+        if qkv is None and (q is None or k is None or v is None):
+            raise ValueError("Attention needs q, k and v projections or a fused qkv")
+        self.layer = layer
+        self.opts = opts
+        self.rope = rope
+        self.q, self.k, self.v, self.qkv, self.out = q, k, v, qkv, out
+        self.scale = opts.scale if opts.scale is not None else 1.0 / math.sqrt(opts.head_dim)
+
+    def _project(self, x: mx.array) -> tuple[mx.array, mx.array, mx.array]:
+        o = self.opts
+        if self.qkv is not None:
+            fused = self.qkv(x)
+            nq, nk = o.n_heads * o.head_dim, o.n_kv_heads * o.head_dim
+            return fused[:, :nq], fused[:, nq : nq + nk], fused[:, nq + nk :]
+        assert self.q is not None and self.k is not None and self.v is not None
+        return self.q(x), self.k(x), self.v(x)
+
+    def __call__(self, x: mx.array, batch: AttentionBatch) -> mx.array:
+        o = self.opts
+        T = x.shape[0]
+        q, k, v = self._project(x)
+        q = q.reshape(T, o.n_heads, o.head_dim)
+        k = k.reshape(T, o.n_kv_heads, o.head_dim)
+        v = v.reshape(T, o.n_kv_heads, o.head_dim)
+        if self.rope is not None:
+            q = self.rope(q, batch.positions)
+            k = self.rope(k, batch.positions)
+        attn = batch.backend(
+            q, k, v, layer=self.layer, batch=batch, scale=self.scale,
+            softcap=o.softcap, window=o.window,
+        )
+        return self.out(attn.reshape(T, o.n_heads * o.head_dim))
+
+
+Activation = Callable[[mx.array], mx.array]
+
+
+def gelu_tanh(x: mx.array) -> mx.array:
+    return nn.gelu_approx(x)
+
+
+class GatedMLP(nn.Module):
+    """``down(act(gate(x)) * up(x))``: SwiGLU with silu (LLaMA, Phi-3), GeGLU with gelu (Gemma).
+
+    ``gate_up`` is the fused form (Phi-3's ``ffn_up`` holds gate rows then up rows).
+    """
+
+    def __init__(
+        self,
+        down: Linear,
+        *,
+        gate: Linear | None = None,
+        up: Linear | None = None,
+        gate_up: Linear | None = None,
+        act: Activation = nn.silu,
+    ) -> None:
+        super().__init__()
+        self.gate, self.up, self.gate_up, self.down = gate, up, gate_up, down
+        self.act = act
+
+    def __call__(self, x: mx.array) -> mx.array:
+        if self.gate_up is not None:
+            g, u = mx.split(self.gate_up(x), 2, axis=-1)
+        else:
+            assert self.gate is not None and self.up is not None
+            g, u = self.gate(x), self.up(x)
+        return self.down(self.act(g) * u)
+
+
+class MLP(nn.Module):
+    """``down(act(up(x)))`` (Phi-2: GELU)."""
+
+    def __init__(self, up: Linear, down: Linear, act: Activation = nn.gelu_approx) -> None:
+        super().__init__()
+        self.up, self.down, self.act = up, down, act
+
+    def __call__(self, x: mx.array) -> mx.array:
+        return self.down(self.act(self.up(x)))
+
+
+def softcap(x: mx.array, cap: float) -> mx.array:
+    return cap * mx.tanh(x / cap)

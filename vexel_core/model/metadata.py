@@ -1,0 +1,53 @@
+"""Reading an architecture's hyper-parameters from GGUF metadata, with clear errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mlx.core as mx
+
+from vexel_core.errors import GGUFError
+from vexel_core.gguf.reader import GGUFFile
+
+
+class ArchKeys:
+    """``<architecture>.<key>`` lookups that name the key and file when they fail."""
+
+    def __init__(self, gguf: GGUFFile) -> None:
+        self.gguf = gguf
+        self.arch = gguf.architecture
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.gguf.get(f"{self.arch}.{key}", default)
+
+    def int(self, key: str, default: int | None = None) -> int:
+        value = self.get(key, default)
+        if isinstance(value, list):  # per-layer arrays: llama.cpp accepts them when uniform
+            value = value[0] if value and all(v == value[0] for v in value) else None
+        if value is None:
+            raise GGUFError(self.gguf.path, f"key {self.arch}.{key}", "missing required key")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise GGUFError(self.gguf.path, f"key {self.arch}.{key}",
+                            f"expected a non-negative integer, found {value!r}")
+        return value
+
+    def float(self, key: str, default: float | None = None) -> float:
+        value = self.get(key, default)
+        if value is None:
+            raise GGUFError(self.gguf.path, f"key {self.arch}.{key}", "missing required key")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise GGUFError(self.gguf.path, f"key {self.arch}.{key}",
+                            f"expected a number, found {value!r}")
+        return float(value)
+
+    def vocab_size(self) -> int:
+        tokens = self.gguf.get("tokenizer.ggml.tokens")
+        return self.int("vocab_size", len(tokens) if tokens else None)
+
+
+def activation_dtype(weights_dtype_hint: str | None = None) -> mx.Dtype:
+    """float32 on the CPU (its fast path, and exact comparisons); bfloat16 on GPUs, or
+    float16 when the weights are F16 (no conversion of every matrix)."""
+    if mx.default_device() == mx.cpu:
+        return mx.float32
+    return mx.float16 if weights_dtype_hint == "F16" else mx.bfloat16

@@ -1,0 +1,52 @@
+"""Reading a model's tensors out of a GGUF file into the layers that hold them."""
+
+from __future__ import annotations
+
+import mlx.core as mx
+import numpy as np
+
+from vexel_core.errors import GGUFError
+from vexel_core.gguf.reader import GGUFFile
+from vexel_core.model.linear import Embedding, Linear, load_weight
+from vexel_core.plugins import PluginHost
+
+
+class Weights:
+    """Typed access to a file's tensors by GGUF name (``blk.3.attn_q.weight``)."""
+
+    def __init__(self, gguf: GGUFFile, host: PluginHost, dtype: mx.Dtype) -> None:
+        self.gguf = gguf
+        self.host = host
+        self.dtype = dtype  # activations; vectors (norms, biases) are cast to it
+
+    def has(self, name: str) -> bool:
+        return name in self.gguf.tensors
+
+    def vector(self, name: str) -> mx.array:
+        t = self.gguf.tensor(name)
+        fmt = self.host.quant_formats.get(t.ggml_type.name)
+        values = fmt.dequantize(np.asarray(t.raw).reshape(1, -1)).reshape(t.shape)
+        return mx.array(values.astype(np.float32)).astype(self.dtype)
+
+    def optional_vector(self, name: str) -> mx.array | None:
+        return self.vector(name) if self.has(name) else None
+
+    def matrix(self, name: str, rows: int | None = None, cols: int | None = None):  # type: ignore[no-untyped-def]
+        t = self.gguf.tensor(name)
+        if len(t.shape) != 2:
+            raise GGUFError(self.gguf.path, f"tensor {name}", f"expected a matrix, found shape {t.shape}")
+        if (rows is not None and t.shape[0] != rows) or (cols is not None and t.shape[1] != cols):
+            raise GGUFError(
+                self.gguf.path, f"tensor {name}",
+                f"shape {t.shape} does not match the architecture's "
+                f"[{rows if rows is not None else '*'}, {cols if cols is not None else '*'}]",
+            )
+        return load_weight(self.host, t.ggml_type, t.raw, t.shape)
+
+    def linear(self, prefix: str, rows: int | None = None, cols: int | None = None) -> Linear:
+        """``prefix.weight`` (and ``prefix.bias`` when the file has one) as a `Linear`."""
+        return Linear(self.matrix(f"{prefix}.weight", rows, cols),
+                      self.optional_vector(f"{prefix}.bias"))
+
+    def embedding(self, name: str, rows: int | None = None, cols: int | None = None) -> Embedding:
+        return Embedding(self.matrix(name, rows, cols))
