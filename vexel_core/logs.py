@@ -16,6 +16,16 @@ import structlog
 _configured = False
 
 
+class _StderrLogger:
+    """Writes each rendered record to whatever ``sys.stderr`` is at that moment (so test
+    capture and redirection work)."""
+
+    def msg(self, message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    debug = info = warning = warn = error = critical = exception = fatal = msg
+
+
 def configure_logging(level: str = "info", fmt: str = "console") -> None:
     """Set up structlog and the standard library's logging to write to stderr."""
     global _configured
@@ -36,7 +46,7 @@ def configure_logging(level: str = "info", fmt: str = "console") -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=lambda *args: _StderrLogger(),
         cache_logger_on_first_use=False,
     )
     logging.basicConfig(level=numeric, stream=sys.stderr, format="%(name)s: %(message)s")

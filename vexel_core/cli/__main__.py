@@ -1,0 +1,3 @@
+from vexel_core.cli import main
+
+main()
