@@ -1,0 +1,1 @@
+"""`vexel bench`: workloads, random-weight models of real shapes, and the peers beside them."""

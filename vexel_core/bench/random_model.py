@@ -1,0 +1,118 @@
+"""Random-weight GGUF files of real model shapes, for timing (never for correctness).
+
+Block bytes are random with a sane scale, so files of billions of parameters are written in
+seconds; the vocabulary is a plain SPM byte vocabulary of the right size. The files are
+ordinary GGUF, so the same file times Vexel and llama.cpp.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from gguf import GGML_QUANT_SIZES, GGMLQuantizationType, GGUFWriter
+
+from vexel_core.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Preset:
+    hidden: int
+    layers: int
+    ffn: int
+    heads: int
+    kv_heads: int
+    vocab: int
+    context: int = 8192
+    rope_base: float = 500000.0
+
+
+PRESETS = {
+    "llama3-8b": Preset(4096, 32, 14336, 32, 8, 128256),
+    "llama3-1b": Preset(2048, 16, 8192, 32, 8, 128256),
+    "small": Preset(512, 4, 1536, 8, 4, 4096, context=2048),  # CPU: a minute end to end
+    "tiny": Preset(128, 2, 384, 4, 2, 1024, context=1024),
+}
+DTYPES = {"bf16": "BF16", "f16": "F16", "f32": "F32", "q8_0": "Q8_0", "q4_0": "Q4_0"}
+
+
+def _matrix(rng: np.random.Generator, rows: int, cols: int, qtype: str) -> tuple[np.ndarray, GGMLQuantizationType]:
+    t = GGMLQuantizationType[qtype]
+    if qtype in ("BF16", "F16", "F32"):
+        # Draw scaled normals in f32 a slab at a time, keep the wanted width.
+        out = np.empty((rows, cols), dtype={"BF16": np.uint16, "F16": np.float16,
+                                            "F32": np.float32}[qtype])
+        for r in range(0, rows, 4096):
+            x = rng.standard_normal((min(4096, rows - r), cols), dtype=np.float32)
+            x *= 1.0 / np.sqrt(cols)
+            out[r : r + 4096] = (x.view(np.uint32) >> 16).astype(np.uint16) if qtype == "BF16" else x
+        return (out.view(np.uint8) if qtype == "BF16" else out), t
+    block, size = GGML_QUANT_SIZES[t]
+    raw = rng.integers(0, 256, size=(rows, cols // block, size), dtype=np.uint8)
+    raw[:, :, 0:2] = np.frombuffer(np.float16(0.5 / np.sqrt(cols)).tobytes(), dtype=np.uint8)
+    return raw.reshape(rows, -1), t
+
+
+def write_random_model(path: Path, preset_name: str, dtype: str, seed: int = 0) -> Path:
+    """Write (once) a random-weight LLaMA-architecture file for *preset_name* in *dtype*."""
+    if preset_name not in PRESETS:
+        raise ConfigError(f"unknown --random preset {preset_name!r}; choose from {', '.join(PRESETS)}")
+    if dtype not in DTYPES:
+        raise ConfigError(f"unknown --dtype {dtype!r}; choose from {', '.join(DTYPES)}")
+    if path.exists():
+        return path
+    p = PRESETS[preset_name]
+    qtype = DTYPES[dtype]
+    rng = np.random.default_rng(seed)
+    head_dim = p.hidden // p.heads
+    tmp = path.with_suffix(".partial")
+    w = GGUFWriter(str(tmp), "llama")
+    w.add_name(f"random-{preset_name}-{dtype}")
+    w.add_context_length(p.context)
+    w.add_embedding_length(p.hidden)
+    w.add_block_count(p.layers)
+    w.add_feed_forward_length(p.ffn)
+    w.add_head_count(p.heads)
+    w.add_head_count_kv(p.kv_heads)
+    w.add_layer_norm_rms_eps(1e-5)
+    w.add_rope_freq_base(p.rope_base)
+    w.add_rope_dimension_count(head_dim)
+    tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)]
+    tokens += [f"t{i}" for i in range(p.vocab - len(tokens))]
+    w.add_tokenizer_model("llama")
+    w.add_token_list(tokens)
+    w.add_token_scores([0.0] * p.vocab)
+    w.add_token_types([2, 3, 3] + [6] * 256 + [1] * (p.vocab - 259))
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+
+    def add(name: str, rows: int, cols: int) -> None:
+        arr, t = _matrix(rng, rows, cols, qtype)
+        if t in (GGMLQuantizationType.F32, GGMLQuantizationType.F16):
+            w.add_tensor(name, arr)
+        else:
+            w.add_tensor(name, arr, raw_dtype=t)
+
+    ones = np.ones(p.hidden, dtype=np.float32)
+    add("token_embd.weight", p.vocab, p.hidden)
+    kv = p.kv_heads * head_dim
+    for i in range(p.layers):
+        b = f"blk.{i}"
+        w.add_tensor(f"{b}.attn_norm.weight", ones)
+        w.add_tensor(f"{b}.ffn_norm.weight", ones)
+        add(f"{b}.attn_q.weight", p.hidden, p.hidden)
+        add(f"{b}.attn_k.weight", kv, p.hidden)
+        add(f"{b}.attn_v.weight", kv, p.hidden)
+        add(f"{b}.attn_output.weight", p.hidden, p.hidden)
+        add(f"{b}.ffn_gate.weight", p.ffn, p.hidden)
+        add(f"{b}.ffn_up.weight", p.ffn, p.hidden)
+        add(f"{b}.ffn_down.weight", p.hidden, p.ffn)
+    w.add_tensor("output_norm.weight", ones)
+    add("output.weight", p.vocab, p.hidden)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    tmp.rename(path)
+    return path
