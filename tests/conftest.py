@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import mlx.core as mx
+import numpy as np
 import pytest
 
 
@@ -20,3 +21,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    """A generator with a fresh seed each run; the seed is printed (shown when a test fails)."""
+    seed = int(np.random.SeedSequence().entropy % 2**63)
+    print(f"rng seed: {seed}")
+    return np.random.default_rng(seed)
