@@ -363,6 +363,10 @@ def test_logprobs_are_raw_log_softmax_with_sorted_top_n(sampler: Sampler) -> Non
                                    atol=1e-5)
     assert result.top_logprobs[3] == []
     assert result.logprobs[2] is None and result.top_logprobs[2] is None
+    entry = result.logprob_entry(0)
+    assert entry is not None and entry.token_id == result.tokens[0]
+    assert (entry.logprob, entry.top) == (result.logprobs[0], result.top_logprobs[0])
+    assert result.logprob_entry(2) is None
 
 
 # -- validation --------------------------------------------------------------------------------
@@ -421,3 +425,32 @@ def test_a_plugin_processor_runs_at_its_place_on_the_rows_that_want_it() -> None
               SamplingParams(seed=0, top_k=1, extra={"ban": 1})]
     assert sampler.sample(mx.array(logits), params, histories(params)).tokens == [2, 1, 2]
     assert seen_rows["ban"] == 2
+
+
+def test_greedy_rows_skip_truncation_and_all_greedy_is_one_argmax() -> None:
+    """Each processor sees only the rows that want it: greedy rows never reach a sort."""
+    calls: list[tuple[str, int]] = []
+
+    def recording(p: LogitsProcessor) -> LogitsProcessor:
+        def apply_and_record(logits: mx.array, rows: SamplingRows) -> mx.array:
+            calls.append((p.name, len(rows.params)))
+            return p.apply(logits, rows)
+
+        return LogitsProcessor(p.name, p.order, p.wants, apply_and_record)
+
+    class Recorded:
+        @hookimpl
+        def register_samplers(self, register):  # type: ignore[no-untyped-def]
+            for p in PROCESSORS:
+                register(recording(p))
+
+    sampler = Sampler(load_plugins(allow=[], extra=[("recorded", Recorded())]))
+    logits = mx.array(np.random.default_rng(10).normal(size=(3, 50)).astype(np.float32))
+    greedy = SamplingParams(temperature=0, top_k=5, top_p=0.5, min_p=0.1)
+    sampler.sample(logits, [greedy] * 3, histories([greedy] * 3))
+    assert calls == []
+    mixed = [greedy, SamplingParams(temperature=0.5, top_k=5, top_p=0.5, min_p=0.1, seed=1),
+             SamplingParams(temperature=0, repetition_penalty=1.2)]
+    sampler.sample(logits, mixed, histories(mixed, prompt=[3]))
+    assert calls == [("penalties", 1), ("top_k", 1), ("top_p", 1), ("min_p", 1),
+                     ("temperature", 1)]

@@ -6,7 +6,7 @@ per sequence; `LogitsProcessor` steps registered as sampler plugins; `Sampler` r
 
 from vexel_core.sampling.params import MAX_LOGPROBS, SamplingParams, SequenceHistory
 from vexel_core.sampling.processors import PROCESSORS, LogitsProcessor, SamplingRows
-from vexel_core.sampling.sampler import Sampler, SampleResult
+from vexel_core.sampling.sampler import Sampler, SampleResult, TokenLogprob
 
 __all__ = [
     "MAX_LOGPROBS",
@@ -17,4 +17,5 @@ __all__ = [
     "SamplingParams",
     "SamplingRows",
     "SequenceHistory",
+    "TokenLogprob",
 ]
