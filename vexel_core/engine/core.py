@@ -141,7 +141,7 @@ class LLMEngine:
     def _new_seq(self, state: _RequestState, seq: Sequence) -> None:
         r = state.request
         seed = r.sampling.seed
-        history = SequenceHistory(r.prompt_ids, seed=None if seed is None else seed + seq.index)
+        history = SequenceHistory(r.prompt_ids, seed, sample_index=seq.index)
         state.seqs.append(_SeqState(seq, history, StreamingDetokenizer(self.tokenizer),
                                     StopStrings(r.stop)))
 
@@ -208,8 +208,11 @@ class LLMEngine:
             [ss.history for _, ss, _ in pairs])
         outputs = []
         for k, (state, ss, _) in enumerate(pairs):
-            outputs += self._append_token(state, ss, result.tokens[k], result.logprob_entry(k),
-                                          now)
+            token = result.tokens[k]
+            logprob = result.logprobs[k]
+            entry = None if logprob is None else TokenLogprob(token, logprob,
+                                                              result.top_logprobs[k] or [])
+            outputs += self._append_token(state, ss, token, entry, now)
         return outputs
 
     def _append_token(self, state: _RequestState, ss: _SeqState, token: int,
