@@ -106,17 +106,29 @@ def _penalize(logits: mx.array, rows: SamplingRows) -> mx.array:
 # -- truncations -------------------------------------------------------------------------------
 
 
+def _top_k_bound(rows: SamplingRows, vocab: int) -> int:
+    """How many tokens per row can still be finite: top_k runs before, so when every row
+    set one, only the largest k of the batch need ranking instead of the whole vocabulary."""
+    ks = [p.top_k for p in rows.params]
+    return vocab if min(ks) == 0 else min(max(ks), vocab)
+
+
+def _ranked(logits: mx.array, limit: int) -> mx.array:
+    """Indices of the *limit* largest logits of each row, largest first."""
+    if limit >= logits.shape[-1]:
+        return mx.argsort(-logits, axis=-1)
+    candidates = mx.argpartition(-logits, kth=limit - 1, axis=-1)[:, :limit]
+    order = mx.argsort(-mx.take_along_axis(logits, candidates, axis=-1), axis=-1)
+    return mx.take_along_axis(candidates, order, axis=-1)
+
+
 def _top_k(logits: mx.array, rows: SamplingRows) -> mx.array:
     """Keep exactly k tokens per row (ties at the k-th value are broken arbitrarily)."""
     vocab = logits.shape[-1]
     k = np.minimum([p.top_k for p in rows.params], vocab)
     k_max = int(k.max())
-    # Partition (linear time) to the largest k of the batch, then sort only those k_max.
-    candidates = mx.argpartition(-logits, kth=k_max - 1, axis=-1)[:, :k_max]
+    candidates = _ranked(logits, k_max)
     values = mx.take_along_axis(logits, candidates, axis=-1)
-    order = mx.argsort(-values, axis=-1)
-    candidates = mx.take_along_axis(candidates, order, axis=-1)
-    values = mx.take_along_axis(values, order, axis=-1)
     values = mx.where(mx.arange(k_max)[None, :] < mx.array(k)[:, None], values, NEG_INF)
     return mx.put_along_axis(mx.full(logits.shape, NEG_INF), candidates, values, axis=-1)
 
@@ -127,7 +139,7 @@ def _top_p(logits: mx.array, rows: SamplingRows) -> mx.array:
     A token stays when the mass of the tokens ranked above it is still below top_p, so the
     most likely token always stays (llama.cpp's rule, with probabilities at temperature 1).
     """
-    order = mx.argsort(-logits, axis=-1)
+    order = _ranked(logits, _top_k_bound(rows, logits.shape[-1]))
     probs = mx.softmax(mx.take_along_axis(logits, order, axis=-1), axis=-1)
     keep_sorted = mx.cumsum(probs, axis=-1, inclusive=False) < rows.column("top_p")
     keep = mx.put_along_axis(mx.zeros(logits.shape, mx.bool_), order, keep_sorted, axis=-1)
