@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from vexel_core import builtins
-from vexel_core.errors import RequestError
+from vexel_core.errors import PluginError, RequestError
 from vexel_core.hookspecs import hookimpl
 from vexel_core.plugins import PluginHost, load_plugins
 from vexel_core.sampling import (
@@ -454,3 +454,13 @@ def test_greedy_rows_skip_truncation_and_all_greedy_is_one_argmax() -> None:
     sampler.sample(logits, mixed, histories(mixed, prompt=[3]))
     assert calls == [("penalties", 1), ("top_k", 1), ("top_p", 1), ("min_p", 1),
                      ("temperature", 1)]
+
+
+def test_a_sampler_that_is_not_a_processor_is_refused_by_name() -> None:
+    class Odd:
+        @hookimpl
+        def register_samplers(self, register):  # type: ignore[no-untyped-def]
+            register("odd", object())
+
+    with pytest.raises(PluginError, match="'odd' of plugin 'odd-plugin'"):
+        Sampler(load_plugins(allow=[], extra=[("odd-plugin", Odd())]))
