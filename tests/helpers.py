@@ -1,0 +1,121 @@
+"""Running a model by hand for tests: one sequence, whole prompt, every position's logits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mlx.core as mx
+import numpy as np
+
+from vexel_core.attention.base import AttentionBatch
+from vexel_core.gguf.reader import GGUFFile
+from vexel_core.kvcache.blocks import BlockManager
+from vexel_core.kvcache.pool import KVPool
+from vexel_core.model.architecture import CausalLM
+from vexel_core.plugins import PluginHost
+
+
+def load(path: Path, host: PluginHost) -> CausalLM:
+    g = GGUFFile(path)
+    return host.architectures.get(g.architecture).load(g, host)
+
+
+def prompt_logits(model: CausalLM, tokens: list[int], host: PluginHost,
+                  backend: str = "sdpa") -> np.ndarray:
+    """Logits ``[len(tokens), V]`` of one sequence computed in one step."""
+    bm = BlockManager(-(-len(tokens) // 16) + 1, 16)
+    pool = KVPool(model.kv_spec, bm.num_blocks, 16)
+    table = bm.match_prefix(tokens)
+    bm.allocate(table, len(tokens))
+    n = len(tokens)
+    batch = AttentionBatch(
+        pool=pool, backend=host.attention_backends.get(backend),
+        positions=mx.arange(n, dtype=mx.int32),
+        slot_mapping=mx.array(bm.slots(table, 0, n), dtype=mx.int32),
+        block_tables=mx.array([table.blocks], dtype=mx.int32),
+        query_lens=[n], context_lens=[n], logits_rows=mx.arange(n, dtype=mx.int32),
+    )
+    return np.array(model(mx.array(tokens, dtype=mx.int32), batch))
+
+
+def llama_cpp_logits(path: Path, tokens: list[int], n_ctx: int = 512) -> np.ndarray:
+    import llama_cpp
+
+    llm = llama_cpp.Llama(str(path), logits_all=True, verbose=False, n_ctx=n_ctx, n_threads=2)
+    llm.eval(tokens)
+    out = np.array(llm.scores[: len(tokens)], dtype=np.float32)
+    llm.close()
+    return out
+
+
+def llama_cpp_greedy(path: Path, tokens: list[int], n: int, n_ctx: int = 512) -> list[int]:
+    """llama.cpp's greedy continuation (argmax of its own logits at every step)."""
+    import llama_cpp
+
+    llm = llama_cpp.Llama(str(path), verbose=False, n_ctx=n_ctx, n_threads=2)
+    llm.eval(tokens)
+    out = []
+    for _ in range(n):
+        tok = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+        out.append(tok)
+        llm.eval([tok])
+    llm.close()
+    return out
+
+
+def pearson(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.corrcoef(a.ravel(), b.ravel())[0, 1])
+
+
+def dequantized_copy(src: Path, dst: Path) -> Path:
+    """The same model with every tensor dequantized to F32 (gguf's reference)."""
+    import gguf
+
+    reader = gguf.GGUFReader(str(src))
+    writer = gguf.GGUFWriter(str(dst), str(reader.fields["general.architecture"].contents()))
+    for field in reader.fields.values():
+        if field.name.startswith("GGUF.") or field.name == "general.architecture":
+            continue
+        value = field.contents()
+        vtype = field.types[0]
+        sub = field.types[-1] if vtype == gguf.GGUFValueType.ARRAY else None
+        writer.add_key_value(field.name, value, vtype, sub_type=sub)
+    for t in reader.tensors:
+        data = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32)
+        writer.add_tensor(t.name, data.reshape([int(d) for d in reversed(t.shape)]))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return dst
+
+
+def engine_for(path: Path, host: PluginHost, **engine_settings: object):  # type: ignore[no-untyped-def]
+    """A synchronous `LLMEngine` on *path* with small-test settings."""
+    from vexel_core.config import EngineSettings
+    from vexel_core.engine import LLMEngine, load_model
+
+    settings = EngineSettings(**{"kv_cache_memory": "64MiB", **engine_settings})  # type: ignore[arg-type]
+    return LLMEngine(load_model(path, host), settings, host)
+
+
+def run_to_completion(engine, requests) -> dict[str, dict[int, list[int]]]:  # type: ignore[no-untyped-def]
+    """Queue *requests*, step until done; token ids by request id and choice index."""
+    out: dict[str, dict[int, list[int]]] = {}
+    for r in requests:
+        engine.add_request(r)
+        out[r.request_id] = {}
+    while engine.has_work():
+        for o in engine.step():
+            out[o.request_id].setdefault(o.index, []).extend(o.token_ids)
+    return out
+
+
+def greedy_engine(path: Path, tokens: list[int], n: int, host: PluginHost) -> list[int]:
+    from vexel_core.engine import GenerationRequest
+    from vexel_core.sampling.params import SamplingParams
+
+    engine = engine_for(path, host)
+    req = GenerationRequest("g", tokens, SamplingParams(temperature=0.0), max_tokens=n,
+                            ignore_eos=True)
+    return run_to_completion(engine, [req])["g"][0]
