@@ -363,10 +363,6 @@ def test_logprobs_are_raw_log_softmax_with_sorted_top_n(sampler: Sampler) -> Non
                                    atol=1e-5)
     assert result.top_logprobs[3] == []
     assert result.logprobs[2] is None and result.top_logprobs[2] is None
-    entry = result.logprob_entry(0)
-    assert entry is not None and entry.token_id == result.tokens[0]
-    assert (entry.logprob, entry.top) == (result.logprobs[0], result.top_logprobs[0])
-    assert result.logprob_entry(2) is None
 
 
 # -- validation --------------------------------------------------------------------------------

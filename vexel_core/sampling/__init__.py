@@ -6,7 +6,7 @@ per sequence; `LogitsProcessor` steps registered as sampler plugins; `Sampler` r
 
 from vexel_core.sampling.params import MAX_LOGPROBS, SamplingParams, SequenceHistory
 from vexel_core.sampling.processors import PROCESSORS, LogitsProcessor, SamplingRows
-from vexel_core.sampling.sampler import Sampler, SampleResult, TokenLogprob
+from vexel_core.sampling.sampler import Sampler, SampleResult
 
 __all__ = [
     "MAX_LOGPROBS",
@@ -17,5 +17,4 @@ __all__ = [
     "SamplingParams",
     "SamplingRows",
     "SequenceHistory",
-    "TokenLogprob",
 ]

@@ -14,7 +14,7 @@ thus gets the model's own probability even when penalties changed the choice.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -30,15 +30,6 @@ TopLogprobs = list[tuple[int, float]]
 
 
 @dataclass(frozen=True)
-class TokenLogprob:
-    """One sampled token with its log-probability and the most likely alternatives."""
-
-    token_id: int
-    logprob: float
-    top: TopLogprobs = field(default_factory=list)
-
-
-@dataclass(frozen=True)
 class SampleResult:
     """Per row of the batch: the token chosen, and its log-probabilities when asked."""
 
@@ -47,13 +38,6 @@ class SampleResult:
     """log p(chosen token) under the raw logits; None for rows that did not ask."""
     top_logprobs: list[TopLogprobs | None]
     """The ``params.logprobs`` most likely tokens, most likely first; None when not asked."""
-
-    def logprob_entry(self, row: int) -> TokenLogprob | None:
-        """Row *row*'s token with its log-probabilities, or None when it did not ask."""
-        logprob = self.logprobs[row]
-        if logprob is None:
-            return None
-        return TokenLogprob(self.tokens[row], logprob, self.top_logprobs[row] or [])
 
 
 class Sampler:
