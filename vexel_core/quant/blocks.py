@@ -51,6 +51,7 @@ class BlockFormat(QuantFormat):
 
     bits: int  # code width in the MLX affine layout (the default single-term conversion)
     sub_block: int  # elements sharing one scale and bias
+    float32_products = False  # see `BlockWeight`
 
     def __init__(self) -> None:
         self.block_elems, self.block_bytes = GGML_QUANT_SIZES[self.ggml_type]
@@ -101,4 +102,4 @@ class BlockFormat(QuantFormat):
             for i in range(len(slices[0]))
         ]
         mx.eval([t.matrix.arrays() for t in terms])
-        return BlockWeight(terms, (rows, cols), self.ggml_type, data)
+        return BlockWeight(terms, (rows, cols), self.ggml_type, data, self.float32_products)

@@ -10,12 +10,16 @@ Q2_K, Q3_K and Q6_K use sub-blocks of 16, and MLX refuses groups of 16. Each is 
 a sum of affine matrices (`Term`) whose scales are per super-block, so groups of 128 work.
 Every weight is still exact: the terms' values are integers times ``d`` (or ``dmin``) that
 float32 holds exactly, and the reference values are recovered bit for bit by `take`. Only the
-matrix product rounds differently (float32 accumulation of a few terms instead of one):
+matrix product rounds differently (float32 accumulation of a few terms instead of one). These
+products run in float32 whatever the activations' dtype (`BlockWeight.float32_products`):
+terms that cancel would lose the result in float16 arithmetic (measured on MLX's CPU
+backend: 20% error for Q6_K with float16 activations). A planned GGUF-native GPU kernel
+would replace them.
 
 * Q2_K, ``w = d * (sc * q) - dmin * m``: a 6-bit matrix of codes ``sc * q`` (0..45) with
   scale ``d``, minus ``dmin * m``, which is constant over each 16 columns. That part is a
-  4-bit matrix of ``m`` over column pairs of 8 (`Term.span` 8: ``x`` is summed over each 8
-  columns first; a span of 16 would need group 16 again).
+  4-bit matrix holding ``m`` once per 8 columns (`Term.span` 8: ``x`` is summed over each 8
+  columns first; once per 16 would need group 16 again), scale ``-dmin``.
 * Q3_K, ``w = d * v`` with ``v = (sc - 32) * q`` in [-124, 128]: one 8-bit matrix of codes
   ``128 - v`` with scale ``-d`` and bias ``128 * d``.
 * Q6_K, ``w = d * v`` with ``v = sc * (q - 32)`` in [-4064, 4096] (13 bits): codes
@@ -97,6 +101,7 @@ class Q2_K(BlockFormat):
     """scales[16] (low nibble sc, high nibble m), qs[64] (2-bit), d, dmin."""
 
     ggml_type, bits, sub_block = T.Q2_K, 2, 16
+    float32_products = True  # the min term cancels part of the scaled one
 
     def _fields(self, blocks: mx.array) -> tuple[mx.array, ...]:
         sc, m = blocks[..., 0:16] & 0xF, blocks[..., 0:16] >> 4
@@ -124,6 +129,7 @@ class Q3_K(BlockFormat):
     """hmask[32] (third bit), qs[64] (low 2 bits), scales[12] (16 six-bit), d."""
 
     ggml_type, bits, sub_block = T.Q3_K, 3, 16
+    float32_products = True  # bias 128 * d may dwarf a weight d * v
 
     def _fields(self, blocks: mx.array) -> tuple[mx.array, ...]:
         low = unpack_bits(blocks[..., 32:96], 2, run=32)
@@ -177,6 +183,7 @@ class Q6_K(BlockFormat):
     """ql[128] (low 4 bits), qh[64] (high 2 bits), scales[16] (int8), d."""
 
     ggml_type, bits, sub_block = T.Q6_K, 6, 16
+    float32_products = True  # two terms near 4096 * |d| cancel
 
     def _fields(self, blocks: mx.array) -> tuple[mx.array, ...]:
         code = unpack_bits(blocks[..., 0:128], 4, run=64)

@@ -46,7 +46,9 @@ def random_raw(
     return blocks.reshape(rows, n_blocks * block_bytes)
 
 
-def measure(ggml_type: GGMLQuantizationType, rows: int, cols: int, seed: int = 0) -> dict:
+def measure(
+    ggml_type: GGMLQuantizationType, rows: int, cols: int, seed: int = 0
+) -> dict[str, object]:
     from vexel_core.quant.formats import ALL_FORMATS
 
     fmt = next(f for f in ALL_FORMATS if f.ggml_type == ggml_type)

@@ -57,7 +57,12 @@ def sum_over_spans(x: mx.array, span: int) -> mx.array:
 
 
 class BlockWeight(WeightTensor):
-    """A GGUF block-format matrix as a sum of MLX affine terms, plus its raw blocks."""
+    """A GGUF block-format matrix as a sum of MLX affine terms, plus its raw blocks.
+
+    *float32_products* makes `matmul` run in float32 whatever the activations' dtype: set for
+    representations whose terms cancel each other (Q6_K: two terms of up to ``4096 * |d|``
+    for weights that may be far smaller), where float16 arithmetic would lose the result.
+    """
 
     def __init__(
         self,
@@ -65,8 +70,10 @@ class BlockWeight(WeightTensor):
         shape: tuple[int, int],
         ggml_type: GGMLQuantizationType,
         raw_bytes: np.ndarray,
+        float32_products: bool = False,
     ) -> None:
         self.terms = terms
+        self.float32_products = float32_products
         self.shape = shape
         self.ggml_type = ggml_type
         self._raw_bytes = raw_bytes  # usually a view into the memory-mapped file: no copy
@@ -77,17 +84,17 @@ class BlockWeight(WeightTensor):
         return mx.array(np.asarray(self._raw_bytes))
 
     def matmul(self, x: mx.array) -> mx.array:
-        products = [t.matrix.matmul(sum_over_spans(x, t.span)) for t in self.terms]
-        return sum(products[1:], products[0]).astype(x.dtype)
+        """``x @ W.T`` in ``x``'s dtype; computed in float32 when `float32_products` is set."""
+        xs = x.astype(mx.float32) if self.float32_products else x
+        products = [t.matrix.matmul(sum_over_spans(xs, t.span)) for t in self.terms]
+        return _total(products).astype(x.dtype)
 
     def take(self, ids: mx.array) -> mx.array:
         """Rows *ids* as float32, equal to the reference dequantization of those rows."""
-        rows = [_widen(t.matrix.take(ids), t.span) for t in self.terms]
-        return sum(rows[1:], rows[0])
+        return _total([_widen(t.matrix.take(ids), t.span) for t in self.terms])
 
     def dequantize(self) -> mx.array:
-        parts = [_widen(t.matrix.dequantize(), t.span) for t in self.terms]
-        return sum(parts[1:], parts[0])
+        return _total([_widen(t.matrix.dequantize(), t.span) for t in self.terms])
 
     @property
     def nbytes(self) -> int:
@@ -96,4 +103,12 @@ class BlockWeight(WeightTensor):
 
 
 def _widen(values: mx.array, span: int) -> mx.array:
+    """Undo a `Term`'s span: repeat each column *span* times."""
     return values if span == 1 else mx.repeat(values, span, axis=-1)
+
+
+def _total(arrays: list[mx.array]) -> mx.array:
+    total = arrays[0]
+    for a in arrays[1:]:
+        total = total + a
+    return total

@@ -1,0 +1,139 @@
+"""`Linear`, `Embedding` and `load_weight` over registered formats, against gguf's values."""
+
+from __future__ import annotations
+
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+import pytest
+from gguf import GGMLQuantizationType as T
+from gguf.quants import dequantize as gguf_dequantize
+
+from vexel_core.errors import RegistryMiss, TensorDataError
+from vexel_core.model.linear import Embedding, Linear, load_weight
+from vexel_core.plugins import PluginHost, load_plugins
+from vexel_core.quant.measure import random_raw
+
+ROWS, COLS = 6, 512  # several blocks per row for every type (two K-quant super-blocks)
+ALL_TYPES = [T.F32, T.F16, T.BF16, T.Q8_0, T.Q4_0, T.Q4_1, T.Q5_0, T.Q5_1,
+             T.Q2_K, T.Q3_K, T.Q4_K, T.Q5_K, T.Q6_K]
+
+
+@pytest.fixture(scope="module")
+def host() -> PluginHost:
+    return load_plugins(strict=True, allow=["core"])
+
+
+def within_f32_accumulation(got: np.ndarray, x: np.ndarray, w: np.ndarray) -> bool:
+    """Float32 worst-case rounding of a length-K dot product: K * 2^-24 * sum|x_j w_j|
+    (measured errors of every format stay under 2% of it; see test_quant_formats)."""
+    bound = x.shape[-1] * 2.0**-24 * (np.abs(x) @ np.abs(w).T)
+    return bool((np.abs(got - x @ w.T) <= bound).all())
+
+
+@pytest.mark.parametrize("ggml_type", ALL_TYPES, ids=lambda t: t.name)
+def test_linear_with_bias_on_batched_input(
+    host: PluginHost, ggml_type: T, rng: np.random.Generator
+) -> None:
+    raw = random_raw(ggml_type, ROWS, COLS, rng)
+    w = gguf_dequantize(raw, ggml_type).astype(np.float64)
+    bias = rng.normal(size=ROWS).astype(np.float32)
+    layer = Linear(load_weight(host, ggml_type, raw, (ROWS, COLS)), mx.array(bias))
+    x = rng.normal(size=(2, 3, COLS)).astype(np.float32)  # [batch, tokens, cols]
+    y = layer(mx.array(x))
+    assert y.shape == (2, 3, ROWS) and y.dtype == mx.float32
+    assert within_f32_accumulation(np.array(y) - bias, x, w)
+
+
+@pytest.mark.parametrize("ggml_type", ALL_TYPES, ids=lambda t: t.name)
+def test_linear_returns_the_activation_dtype(
+    host: PluginHost, ggml_type: T, rng: np.random.Generator
+) -> None:
+    raw = random_raw(ggml_type, ROWS, COLS, rng)
+    layer = Linear(load_weight(host, ggml_type, raw, (ROWS, COLS)))
+    for dtype in (mx.float16, mx.bfloat16, mx.float32):
+        assert layer(mx.ones((2, COLS), dtype=dtype)).dtype == dtype
+
+
+@pytest.mark.parametrize("ggml_type", [T.Q2_K, T.Q3_K, T.Q6_K], ids=lambda t: t.name)
+def test_group16_kquants_stay_accurate_with_float16_activations(
+    host: PluginHost, ggml_type: T, rng: np.random.Generator
+) -> None:
+    # Their MLX terms cancel each other, so they compute in float32 and round once at the end.
+    raw = random_raw(ggml_type, ROWS, COLS, rng)
+    w = gguf_dequantize(raw, ggml_type).astype(np.float64)
+    layer = Linear(load_weight(host, ggml_type, raw, (ROWS, COLS)))
+    x16 = mx.array(rng.normal(size=(3, COLS))).astype(mx.float16)
+    x = np.array(x16.astype(mx.float32)).astype(np.float64)
+    y = np.array(layer(x16).astype(mx.float32))
+    exact = x @ w.T
+    # Rounding the result to float16 (half an ulp: 2^-11 relative) on top of the float32 bound.
+    bound = 2.0**-11 * np.abs(exact) + COLS * 2.0**-24 * (np.abs(x) @ np.abs(w).T)
+    assert (np.abs(y - exact) <= bound).all()
+
+
+@pytest.mark.parametrize("ggml_type", ALL_TYPES, ids=lambda t: t.name)
+def test_embedding_rows_equal_the_dequantized_rows(
+    host: PluginHost, ggml_type: T, rng: np.random.Generator
+) -> None:
+    raw = random_raw(ggml_type, ROWS, COLS, rng)
+    table = gguf_dequantize(raw, ggml_type)
+    embed = Embedding(load_weight(host, ggml_type, raw, (ROWS, COLS)))
+    ids = rng.integers(0, ROWS, size=(2, 5))
+    rows = embed(mx.array(ids))
+    assert rows.shape == (2, 5, COLS)
+    np.testing.assert_array_equal(np.array(rows.astype(mx.float32)), table[ids])
+
+
+@pytest.mark.parametrize("ggml_type", [T.Q4_K, T.Q2_K, T.BF16], ids=lambda t: t.name)
+def test_tied_embedding_as_output_projection(
+    host: PluginHost, ggml_type: T, rng: np.random.Generator
+) -> None:
+    raw = random_raw(ggml_type, ROWS, COLS, rng)
+    w = gguf_dequantize(raw, ggml_type).astype(np.float64)
+    head = Embedding(load_weight(host, ggml_type, raw, (ROWS, COLS))).as_linear()
+    x = rng.normal(size=(3, COLS)).astype(np.float32)
+    assert within_f32_accumulation(np.array(head(mx.array(x))), x, w)
+
+
+def test_linear_composes_inside_a_module(host: PluginHost, rng: np.random.Generator) -> None:
+    class TwoLayers(nn.Module):
+        def __init__(self, first: Linear, second: Linear) -> None:
+            super().__init__()
+            self.first, self.second = first, second
+
+        def __call__(self, x: mx.array) -> mx.array:
+            return self.second(self.first(x))
+
+    raw1, raw2 = random_raw(T.Q8_0, 256, 64, rng), random_raw(T.Q5_K, 32, 256, rng)
+    w1 = gguf_dequantize(raw1, T.Q8_0).astype(np.float64)
+    w2 = gguf_dequantize(raw2, T.Q5_K).astype(np.float64)
+    model = TwoLayers(Linear(load_weight(host, T.Q8_0, raw1, (256, 64))),
+                      Linear(load_weight(host, T.Q5_K, raw2, (32, 256))))
+    x = rng.normal(size=(2, 64)).astype(np.float32)
+    hidden = x @ w1.T
+    expected = hidden @ w2.T
+    # Two float32 products in a row: the first one's error passes through |w2|.
+    bound = 2 * 256 * 2.0**-24 * ((np.abs(x) @ np.abs(w1).T) @ np.abs(w2).T)
+    assert (np.abs(np.array(model(mx.array(x))) - expected) <= bound).all()
+
+
+def test_load_weight_names_the_available_formats(host: PluginHost) -> None:
+    with pytest.raises(RegistryMiss, match=r"'IQ4_NL'; available: BF16, F16, F32, Q2_K"):
+        load_weight(host, T.IQ4_NL, np.zeros(18, dtype=np.uint8), (1, 32))
+    with pytest.raises(RegistryMiss, match=r"'GGML type 99'; available: BF16"):
+        load_weight(host, 99, np.zeros(18, dtype=np.uint8), (1, 32))
+
+
+def test_load_weight_names_the_tensor_whose_bytes_do_not_fit(host: PluginHost) -> None:
+    with pytest.raises(TensorDataError,
+                       match=r"tensor 'blk.0.attn_q.weight': Q8_0 matrix of shape \(2, 64\): "
+                             r"expected 136 bytes \(2 rows of 68\), got 100"):
+        load_weight(host, T.Q8_0, np.zeros(100, dtype=np.uint8), (2, 64),
+                    name="blk.0.attn_q.weight")
+
+
+def test_linear_refuses_a_bias_of_the_wrong_size(host: PluginHost) -> None:
+    weight = load_weight(host, T.F32, np.zeros(4 * 8 * 4, dtype=np.uint8), (4, 8))
+    with pytest.raises(TensorDataError, match=r"bias of shape \(5,\) .* expected \(4,\)"):
+        Linear(weight, mx.zeros(5))

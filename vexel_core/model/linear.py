@@ -1,0 +1,98 @@
+"""The layers that hold weight matrices of any registered format: `Linear` and `Embedding`.
+
+A model never looks at how a matrix is stored: `load_weight` asks the plugin host for the
+tensor's format and gets back a `WeightTensor` (plain float array, MLX affine triplet, or a
+sum of them for the group-16 K-quants); `Linear` multiplies with it and `Embedding` gathers
+rows from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+from gguf import GGMLQuantizationType
+
+from vexel_core.errors import TensorDataError
+from vexel_core.quant.base import QuantFormat, WeightTensor
+
+if TYPE_CHECKING:
+    from vexel_core.plugins import PluginHost
+
+
+class Linear(nn.Module):
+    """``y = x @ W.T (+ bias)`` for ``x[..., cols]``; ``y`` has ``x``'s dtype."""
+
+    def __init__(self, weight: WeightTensor, bias: mx.array | None = None) -> None:
+        super().__init__()
+        rows = weight.shape[0]
+        if bias is not None and tuple(bias.shape) != (rows,):
+            raise TensorDataError(
+                f"bias of shape {tuple(bias.shape)} does not fit a weight of shape "
+                f"{weight.shape}: expected ({rows},)"
+            )
+        self.weight = weight  # not an mx.array, so not a parameter: it is not trained
+        self.bias = bias
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(out_features, in_features)``."""
+        return self.weight.shape
+
+    def __call__(self, x: mx.array) -> mx.array:
+        y = self.weight.matmul(x)
+        return y if self.bias is None else y + self.bias.astype(y.dtype)
+
+
+class Embedding(nn.Module):
+    """Token table ``W[vocab, hidden]``: ids of any shape -> rows ``[*ids.shape, hidden]``.
+
+    Quantized tables gather the packed rows first and dequantize only those. Rows come in
+    the table's float dtype (float32 for block formats); the model casts them.
+    """
+
+    def __init__(self, weight: WeightTensor) -> None:
+        super().__init__()
+        self.weight = weight
+
+    def __call__(self, ids: mx.array) -> mx.array:
+        return self.weight.take(ids)
+
+    def as_linear(self) -> Linear:
+        """The same matrix as an output projection (models with tied embeddings)."""
+        return Linear(self.weight)
+
+
+def load_weight(
+    host: PluginHost,
+    ggml_type: GGMLQuantizationType | int | str,
+    raw: np.ndarray,
+    shape: Sequence[int],
+    name: str | None = None,
+) -> WeightTensor:
+    """The file's bytes of one matrix as a `WeightTensor`, through the registered format.
+
+    *raw* holds the tensor's bytes (uint8, typically memory-mapped), *shape* is
+    ``(rows, cols)`` in numpy order. A type no plugin registered raises `RegistryMiss`
+    naming the available formats; bytes that do not fit the shape raise `TensorDataError`
+    (prefixed with *name* when given).
+    """
+    fmt: QuantFormat = host.quant_formats.get(_type_name(ggml_type))
+    try:
+        return fmt.load(raw, tuple(int(n) for n in shape))
+    except TensorDataError as err:
+        if name is None:
+            raise
+        raise TensorDataError(f"tensor {name!r}: {err}") from None
+
+
+def _type_name(ggml_type: GGMLQuantizationType | int | str) -> str:
+    if isinstance(ggml_type, str):
+        return ggml_type
+    try:
+        return GGMLQuantizationType(ggml_type).name
+    except ValueError:
+        return f"GGML type {int(ggml_type)}"  # unknown to gguf: the registry miss says so
