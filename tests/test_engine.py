@@ -1,0 +1,208 @@
+"""The batched engine: continuous batching equals one-at-a-time, preemption, prefix
+caching, n > 1, cancellation, and no leaked KV block ever."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.builders.models import LlamaShape, write_llama
+from tests.builders.vocab import spm_vocab
+from tests.helpers import engine_for, run_to_completion
+from vexel_core.engine import AsyncEngine, FinishReason, GenerationRequest
+from vexel_core.errors import RequestError
+from vexel_core.plugins import load_plugins
+from vexel_core.sampling.params import SamplingParams
+
+SHAPE = LlamaShape(hidden=64, layers=2, heads=4, kv_heads=2, ffn=128, context=256)
+GREEDY = SamplingParams(temperature=0.0)
+
+
+@pytest.fixture(scope="module")
+def host():  # type: ignore[no-untyped-def]
+    return load_plugins(strict=True)
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_llama(tmp_path_factory.mktemp("engine") / "m.gguf", spm_vocab(), SHAPE, seed=3)
+
+
+@pytest.fixture
+def make_engine(model_path: Path, host):  # type: ignore[no-untyped-def]
+    """Engines built by a test; afterwards every block must be back in the pool."""
+    engines = []
+
+    def make(**settings: object):  # type: ignore[no-untyped-def]
+        e = engine_for(model_path, host, **settings)
+        engines.append(e)
+        return e
+
+    yield make
+    for e in engines:
+        assert not e.has_work()
+        assert e.blocks.num_free == e.blocks.num_blocks, "a KV block leaked"
+        assert all(r == 0 for r in e.blocks.refs)
+
+
+def _requests(n: int, seed: int = 0) -> list[GenerationRequest]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        plen = int(rng.integers(3, 60))
+        prompt = [1] + [int(t) for t in rng.integers(260, 400, plen)]
+        out.append(GenerationRequest(f"r{i}", prompt, GREEDY, max_tokens=int(rng.integers(1, 24)),
+                                     ignore_eos=True))
+    return out
+
+
+def _copy(reqs: list[GenerationRequest]) -> list[GenerationRequest]:
+    return [GenerationRequest(r.request_id, list(r.prompt_ids), r.sampling, r.max_tokens,
+                              ignore_eos=True) for r in reqs]
+
+
+@pytest.mark.parametrize("backend", ["sdpa", "paged"])
+def test_concurrent_equals_sequential(make_engine, backend: str) -> None:  # type: ignore[no-untyped-def]
+    reqs = _requests(16)
+    sequential = {}
+    one = make_engine(attention_backend=backend, max_batch_size=1)
+    for r in _copy(reqs):
+        sequential.update(run_to_completion(one, [r]))
+    many = make_engine(attention_backend=backend, max_batch_size=16, max_batched_tokens=96,
+                       prefill_chunk=32)
+    assert run_to_completion(many, _copy(reqs)) == sequential
+    assert all(len(sequential[r.request_id][0]) == r.max_tokens for r in reqs)
+
+
+@pytest.mark.parametrize("backend", ["sdpa", "paged"])
+def test_preemption_under_a_tiny_pool_keeps_outputs(make_engine, backend: str) -> None:  # type: ignore[no-untyped-def]
+    reqs = _requests(16, seed=1)
+    reference = run_to_completion(make_engine(attention_backend=backend), _copy(reqs))
+    # 80 tokens of KV per sequence at most; 16 sequences cannot all fit in 12 blocks.
+    small = make_engine(attention_backend=backend, kv_cache_memory=str(12 * _block_bytes()),
+                        max_batch_size=16, enable_prefix_cache=False)
+    assert small.num_blocks == 12
+    assert run_to_completion(small, _copy(reqs)) == reference
+    assert small.stats.preemptions > 0
+
+
+def _block_bytes() -> int:
+    # 2 (K, V) x layers x block size x kv heads x head dim x 4 bytes (float32 on the CPU)
+    return 2 * SHAPE.layers * 16 * SHAPE.kv_heads * (SHAPE.hidden // SHAPE.heads) * 4
+
+
+def test_shared_prefix_reuses_blocks(make_engine) -> None:  # type: ignore[no-untyped-def]
+    engine = make_engine()
+    prefix = [1] + list(range(300, 347))  # 48 tokens: 3 full blocks
+    a = GenerationRequest("a", prefix + [350, 351], GREEDY, 8, ignore_eos=True)
+    b = GenerationRequest("b", prefix + [350, 351], GREEDY, 8, ignore_eos=True)
+    first = run_to_completion(engine, [a])["a"]
+    hits_before = engine.blocks.stats.prefix_hits
+    second = run_to_completion(engine, [b])["b"]
+    assert engine.blocks.stats.prefix_hits - hits_before == 3
+    assert second == first
+    fresh = make_engine(enable_prefix_cache=False)
+    assert run_to_completion(fresh, [GenerationRequest("c", prefix + [350, 351], GREEDY, 8,
+                                                       ignore_eos=True)])["c"] == first
+
+
+def test_n_greater_than_one_shares_the_prompt_blocks(make_engine) -> None:  # type: ignore[no-untyped-def]
+    engine = make_engine()
+    prompt = [1] + list(range(300, 340))  # 41 tokens: 3 blocks, the last one partial
+    req = GenerationRequest("n3", prompt, SamplingParams(temperature=1.0, seed=7), 6,
+                            ignore_eos=True, n=3)
+    engine.add_request(req)
+    outs: dict[int, list[int]] = {}
+    used_after_fork = None
+    while engine.has_work():
+        for o in engine.step():
+            outs.setdefault(o.index, []).extend(o.token_ids)
+        if used_after_fork is None and outs:
+            used_after_fork = engine.blocks.num_used
+    assert sorted(outs) == [0, 1, 2] and all(len(v) == 6 for v in outs.values())
+    assert used_after_fork == 3  # three sequences, one copy of the prompt's blocks
+    assert engine.blocks.stats.cow_copies == 2  # each child copies only the partial block
+    assert len({tuple(v) for v in outs.values()}) > 1  # distinct samples per choice
+
+
+def test_cancel_frees_blocks_within_one_step(make_engine) -> None:  # type: ignore[no-untyped-def]
+    engine = make_engine()
+    req = GenerationRequest("x", [1] + list(range(300, 340)), GREEDY, 100, ignore_eos=True)
+    engine.add_request(req)
+    engine.step()
+    engine.step()
+    assert engine.blocks.num_used > 0
+    engine.abort("x")
+    outs = engine.step()
+    assert engine.blocks.num_used == 0
+    assert [o.finish_reason for o in outs] == [FinishReason.ABORT]
+
+
+def test_async_engine_streams_and_cancels(make_engine) -> None:  # type: ignore[no-untyped-def]
+    engine = make_engine()
+    aeng = AsyncEngine(engine)
+
+    async def main() -> tuple[list[int], int]:
+        full = []
+        async for out in aeng.generate(GenerationRequest("full", [1, 300, 301], GREEDY, 10,
+                                                          ignore_eos=True)):
+            full += out.token_ids
+        got = 0
+        async for out in aeng.generate(GenerationRequest("cut", [1, 300, 301], GREEDY, 200,
+                                                          ignore_eos=True)):
+            got += len(out.token_ids)
+            if got >= 3:
+                break  # the consumer walks away: the request is aborted
+        for _ in range(100):
+            if engine.blocks.num_used == 0 and not engine.has_work():
+                break
+            await asyncio.sleep(0.02)
+        return full, got
+
+    try:
+        full, got = asyncio.run(main())
+    finally:
+        aeng.shutdown()
+    assert len(full) == 10 and got == 3
+    assert engine.blocks.num_used == 0
+
+
+def test_stop_strings_and_length(make_engine) -> None:  # type: ignore[no-untyped-def]
+    engine = make_engine()
+    base = GenerationRequest("s", [1, 300, 301], GREEDY, 12, ignore_eos=True)
+    text = "".join(_texts(engine, base))
+    assert len(text) > 4
+    stop = text[2:4]
+    cut = "".join(_texts(engine, GenerationRequest("t", [1, 300, 301], GREEDY, 12, stop=[stop],
+                                                    ignore_eos=True)))
+    assert cut == text[: text.find(stop)]
+
+
+def _texts(engine, req):  # type: ignore[no-untyped-def]
+    engine.add_request(req)
+    texts = []
+    while engine.has_work():
+        texts += [o.text for o in engine.step()]
+    return texts
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "param"),
+    [
+        ({"prompt_ids": []}, "prompt"),
+        ({"prompt_ids": [1] * 300}, "prompt"),
+        ({"max_tokens": 0}, "max_tokens"),
+        ({"n": 0}, "n"),
+        ({"sampling": SamplingParams(temperature=5.0)}, "temperature"),
+        ({"prompt_ids": [10**6]}, "prompt"),
+    ],
+)
+def test_invalid_requests_name_the_parameter(make_engine, kwargs, param) -> None:  # type: ignore[no-untyped-def]
+    engine = make_engine()
+    req = GenerationRequest("bad", **{"prompt_ids": [1, 2], **kwargs})
+    with pytest.raises(RequestError) as err:
+        engine.add_request(req)
+    assert err.value.param == param
