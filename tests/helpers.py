@@ -52,7 +52,8 @@ def llama_cpp_greedy(path: Path, tokens: list[int], n: int, n_ctx: int = 512) ->
     """llama.cpp's greedy continuation (argmax of its own logits at every step)."""
     import llama_cpp
 
-    llm = llama_cpp.Llama(str(path), verbose=False, n_ctx=n_ctx, n_threads=2)
+    # logits_all: without it llama_cpp reads the last position's scores back as zeros
+    llm = llama_cpp.Llama(str(path), logits_all=True, verbose=False, n_ctx=n_ctx, n_threads=2)
     llm.eval(tokens)
     out = []
     for _ in range(n):
