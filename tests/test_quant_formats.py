@@ -156,3 +156,21 @@ def test_bytes_that_do_not_fit_the_shape_are_refused(
 def test_float_bytes_that_do_not_fit_the_shape_are_refused() -> None:
     with pytest.raises(TensorDataError, match=r"F16 matrix .* expected 24 bytes .* got 20"):
         FORMATS["F16"].load(np.zeros(20, dtype=np.uint8), (3, 4))
+
+
+@pytest.mark.parametrize("ggml_type", [T.Q5_0, T.Q2_K, T.Q6_K], ids=lambda t: t.name)
+def test_loading_a_slice_of_rows_at_a_time_gives_the_same_weight(
+    ggml_type: T, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vexel_core.quant import blocks
+
+    monkeypatch.setattr(blocks, "_ELEMENTS_PER_STEP", 2 * COLS)  # two rows per slice
+    raw = random_raw(ggml_type, 5, COLS, rng)
+    if ggml_type == T.Q6_K:  # one overflowing scale in the last slice: all of it goes float32
+        raw[4, 208:210] = np.array([100.0], dtype=np.float16).view(np.uint8)
+    weight = FORMATS[ggml_type.name].load(raw, (5, COLS))
+    np.testing.assert_array_equal(np.array(weight.dequantize()), reference(raw, ggml_type))
+    x = rng.normal(size=(2, COLS)).astype(np.float32)
+    w = reference(raw, ggml_type).astype(np.float64)
+    bound = COLS * 2.0**-24 * (np.abs(x) @ np.abs(w).T)
+    assert (np.abs(np.array(weight.matmul(mx.array(x))) - x @ w.T) <= bound).all()
