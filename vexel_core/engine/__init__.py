@@ -21,9 +21,20 @@ __all__ = [
 ]
 
 
-def start_engine(settings: Settings, host: PluginHost | None = None,
-                 loaded: LoadedModel | None = None) -> AsyncEngine:
-    """Load ``settings.model.path`` (or use *loaded*) and start its engine thread."""
+def start_engine(settings: Settings, host: PluginHost | None = None, *,
+                 wait: bool = True) -> AsyncEngine:
+    """Start the engine thread, which loads ``settings.model.path`` (vexel-tiny when unset).
+
+    With *wait*, return once the model is loaded (raising its load error); otherwise at once
+    (the server reports "loading" on /health meanwhile).
+    """
     host = host or get_host()
-    loaded = loaded or load_model(settings.model.path, host)
-    return AsyncEngine(LLMEngine(loaded, settings.engine, host))
+    engine = AsyncEngine(lambda: LLMEngine(load_model(settings.model.path, host),
+                                           settings.engine, host))
+    if wait:
+        try:
+            engine.wait_ready()
+        except BaseException:
+            engine.shutdown()
+            raise
+    return engine

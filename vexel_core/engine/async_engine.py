@@ -1,7 +1,7 @@
 """`AsyncEngine`: the asyncio face of the engine that the server, the CLI and bench share.
 
-One worker thread owns MLX and runs `LLMEngine.step` while there is work, sleeping on a
-condition otherwise; a new request, a cancellation or shutdown wakes it. Each request's
+One worker thread owns MLX: it builds the engine (loads the model), then runs
+`LLMEngine.step` while there is work, sleeping on a condition otherwise; a new request, a cancellation or shutdown wakes it. Each request's
 outputs travel to the event loop through an `asyncio.Queue`; a consumer that stops
 iterating (client gone, task cancelled) aborts its request, freeing its blocks at the next
 step.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from vexel_core.engine.core import LLMEngine
@@ -24,14 +24,39 @@ _ids = itertools.count()
 
 
 class AsyncEngine:
-    def __init__(self, engine: LLMEngine) -> None:
-        self.engine = engine
+    """Give it a built `LLMEngine`, or a function that builds one in the worker thread.
+
+    MLX arrays belong to the thread whose stream made them, so the model should be loaded by
+    the thread that runs it: pass a factory (as `start_engine` does).
+    """
+
+    def __init__(self, engine: LLMEngine | Callable[[], LLMEngine]) -> None:
+        self._factory = (lambda: engine) if isinstance(engine, LLMEngine) else engine
+        self.engine: LLMEngine = None  # type: ignore[assignment]  # set by the worker
+        self._ready = threading.Event()
+        self._load_error: BaseException | None = None
         self._wake = threading.Condition()
         self._queues: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]] = {}
         self._stopping = False
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="vexel-engine", daemon=True)
         self._thread.start()
+
+    @property
+    def is_ready(self) -> bool:
+        return self._ready.is_set() and self._load_error is None
+
+    def wait_ready(self, timeout: float | None = None) -> None:
+        """Block until the model is loaded; re-raise the error if loading failed."""
+        if not self._ready.wait(timeout):
+            raise TimeoutError("the engine is still loading")
+        if self._load_error is not None:
+            raise self._load_error
+
+    async def ready(self) -> None:
+        if not self._ready.is_set():
+            await asyncio.to_thread(self._ready.wait)
+        self.wait_ready(0)
 
     @property
     def tokenizer(self):  # type: ignore[no-untyped-def]
@@ -47,6 +72,7 @@ class AsyncEngine:
         Raises `RequestError` at once for an invalid request. Leaving the loop early aborts
         the request.
         """
+        await self.ready()
         if not request.request_id:
             request.request_id = f"req-{next(_ids)}"
         rid = request.request_id
@@ -74,8 +100,9 @@ class AsyncEngine:
                 self._notify()
 
     def abort(self, request_id: str) -> None:
-        self.engine.abort(request_id)
-        self._notify()
+        if self.engine is not None:
+            self.engine.abort(request_id)
+            self._notify()
 
     def shutdown(self) -> None:
         with self._wake:
@@ -88,6 +115,13 @@ class AsyncEngine:
             self._wake.notify()
 
     def _run(self) -> None:
+        try:
+            self.engine = self._factory()
+        except BaseException as exc:  # reported to whoever waits for readiness
+            self._load_error = exc
+            return
+        finally:
+            self._ready.set()
         while True:
             with self._wake:
                 while not self._stopping and not self.engine.has_work():
