@@ -39,15 +39,17 @@ DTYPES = {"bf16": "BF16", "f16": "F16", "f32": "F32", "q8_0": "Q8_0", "q4_0": "Q
 
 def _matrix(rng: np.random.Generator, rows: int, cols: int, qtype: str) -> tuple[np.ndarray, GGMLQuantizationType]:
     t = GGMLQuantizationType[qtype]
-    if qtype in ("BF16", "F16", "F32"):
-        # Draw scaled normals in f32 a slab at a time, keep the wanted width.
-        out = np.empty((rows, cols), dtype={"BF16": np.uint16, "F16": np.float16,
-                                            "F32": np.float32}[qtype])
-        for r in range(0, rows, 4096):
-            x = rng.standard_normal((min(4096, rows - r), cols), dtype=np.float32)
-            x *= 1.0 / np.sqrt(cols)
-            out[r : r + 4096] = (x.view(np.uint32) >> 16).astype(np.uint16) if qtype == "BF16" else x
-        return (out.view(np.uint8) if qtype == "BF16" else out), t
+    if qtype == "F32":
+        return (rng.standard_normal((rows, cols), dtype=np.float32) / np.sqrt(cols)), t
+    if qtype in ("BF16", "F16"):
+        # Random bit patterns with a fixed small exponent: magnitudes in [2^-7, 2^-6),
+        # random sign and mantissa; written at memory speed, unlike normal draws.
+        bits = rng.integers(0, 1 << 16, size=(rows, cols), dtype=np.uint16)
+        if qtype == "BF16":
+            bits = (bits & 0x807F) | np.uint16(120 << 7)
+            return bits.view(np.uint8), t
+        bits = (bits & 0x83FF) | np.uint16(8 << 10)
+        return bits.view(np.float16), t
     block, size = GGML_QUANT_SIZES[t]
     raw = rng.integers(0, 256, size=(rows, cols // block, size), dtype=np.uint8)
     raw[:, :, 0:2] = np.frombuffer(np.float16(0.5 / np.sqrt(cols)).tobytes(), dtype=np.uint8)

@@ -60,7 +60,8 @@ def bench(model: str | None, preset: str | None, dtype: str, requests: int, prom
         assert preset is not None
         results.append(run_mlx_lm(preset, dtype, workload))
     report = {
-        "model": model, "preset": preset, "dtype": dtype, "workload": workload.__dict__,
+        "model": model, "preset": preset, "dtype": dtype if preset else None,
+        "workload": workload.__dict__,
         "attention_backend": settings.engine.attention_backend,
         "results": [r.as_dict() for r in results],
     }
@@ -98,7 +99,8 @@ def _print_table(results: list[Any], report: dict[str, Any]) -> None:
 
     w = report["workload"]
     table = Table(title=f"{w['num_requests']} requests x {w['prompt_len']} prompt + "
-                        f"{w['output_len']} output tokens ({report['dtype']})")
+                        f"{w['output_len']} output tokens"
+                        + (f" ({report['preset']}, {report['dtype']})" if report["preset"] else ""))
     table.add_column("metric")
     for r in results:
         table.add_column(r.engine, justify="right")

@@ -6,6 +6,7 @@ conditions. It is not thread-safe; `AsyncEngine` drives it from one worker threa
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -53,11 +54,16 @@ class _RequestState:
 
 
 def device_memory_bytes() -> int:
-    """Memory MLX may use: its limit on GPUs, physical memory on the CPU."""
+    """Memory MLX may use: its limit on GPUs, physical memory on the CPU.
+
+    ``VEXEL_DEVICE_MEMORY_LIMIT_GB`` caps MLX first: on CUDA its allocator uses managed
+    memory, and asking for more than the card has free can hang the GPU.
+    """
+    limit = os.environ.get("VEXEL_DEVICE_MEMORY_LIMIT_GB")
+    if limit:
+        mx.set_memory_limit(int(float(limit) * 2**30))
     if mx.default_device() != mx.cpu:
         return int(mx.get_memory_limit())
-    import os
-
     return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
 
 
