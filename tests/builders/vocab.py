@@ -19,6 +19,7 @@ emoji are not in them and go through byte fallback (SPM) or byte tokens (BPE).
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import json
 import os
@@ -256,3 +257,77 @@ def write_vocab_only_gguf(
     finally:
         writer.close()
     return Path(path)
+
+
+class LlamaCppVocab:
+    """llama.cpp's answers for a vocabulary file: the reference the tokenizer tests compare to.
+
+    Decoding goes through the C function ``llama_detokenize`` (what llama.cpp itself uses),
+    not ``Llama.detokenize``, which is llama-cpp-python's own loop with a different rule for
+    the leading space.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        import llama_cpp
+
+        self._lib = llama_cpp
+        self.llama = llama_cpp.Llama(os.fspath(path), vocab_only=True, verbose=False)
+        self.vocab = llama_cpp.llama_model_get_vocab(self.llama.model)
+        self.size = llama_cpp.llama_vocab_n_tokens(self.vocab)
+
+    def tokenize(self, text: str, *, add_special: bool = True, parse_special: bool = True
+                 ) -> list[int]:
+        return list(self.llama.tokenize(text.encode(), add_bos=add_special, special=parse_special))
+
+    def detokenize(self, ids: list[int], *, special: bool) -> bytes:
+        """``llama_detokenize(remove_special=False, unparse_special=special)``."""
+        lib = self._lib
+        tokens = (lib.llama_token * max(len(ids), 1))(*ids)
+        size = 64 + 64 * len(ids)
+        buf = (ctypes.c_char * size)()
+        n = lib.llama_detokenize(self.vocab, tokens, len(ids), buf, size, False, special)
+        assert n >= 0, f"llama_detokenize needs {-n} bytes"
+        return bytes(buf[:n])
+
+    def piece(self, token_id: int, *, special: bool) -> bytes:
+        """``llama_token_to_piece`` with no space stripped: what llama.cpp streams."""
+        buf = (ctypes.c_char * 256)()
+        n = self._lib.llama_token_to_piece(self.vocab, token_id, buf, 256, 0, special)
+        assert n >= 0
+        return bytes(buf[:n])
+
+    def eog_ids(self) -> set[int]:
+        return {i for i in range(self.size) if self._lib.llama_vocab_is_eog(self.vocab, i)}
+
+    @property
+    def bos(self) -> int:
+        return int(self._lib.llama_vocab_bos(self.vocab))
+
+    @property
+    def eos(self) -> int:
+        return int(self._lib.llama_vocab_eos(self.vocab))
+
+    @property
+    def add_bos(self) -> bool:
+        return bool(self._lib.llama_vocab_get_add_bos(self.vocab))
+
+
+def llama_cpp_chat(template: str, messages: list[dict[str, str]], *,
+                   add_generation_prompt: bool = True) -> str:
+    """llama.cpp's own rendering of a template it recognises (llama_chat_apply_template).
+
+    llama.cpp does not run Jinja here: it detects the template family (LLaMA 3, ChatML, ...)
+    from marker strings and formats the messages with its built-in code.
+    """
+    import llama_cpp
+
+    chat = (llama_cpp.llama_chat_message * len(messages))(*[
+        llama_cpp.llama_chat_message(m["role"].encode(), m["content"].encode())
+        for m in messages
+    ])
+    size = 1 << 16
+    buf = ctypes.create_string_buffer(size)
+    n = llama_cpp.llama_chat_apply_template(template.encode(), chat, len(messages),
+                                            add_generation_prompt, buf, size)
+    assert 0 <= n <= size, f"llama.cpp does not recognise the template (returned {n})"
+    return buf.raw[:n].decode()

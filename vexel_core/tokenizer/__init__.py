@@ -3,7 +3,7 @@
     tok = Tokenizer.from_gguf(gguf_file)
     ids = tok.encode("Hello")                       # BOS added where the file says so
     ids = tok.encode_chat([{"role": "user", "content": "Hi"}])
-    stream = StreamingDetokenizer(tok, skip_special=True, starts_text=False)
+    stream = StreamingDetokenizer(tok, skip_special=True, completion=True)
     text = "".join(stream.push(t) for t in generated) + stream.flush()
 """
 

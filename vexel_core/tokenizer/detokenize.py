@@ -20,8 +20,12 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from vexel_core.tokenizer.vocab import BPE, TokenType, Vocab
+
+if TYPE_CHECKING:
+    from vexel_core.tokenizer.tokenizer import Tokenizer
 
 SPACE_MARK = "\u2581"
 
@@ -104,28 +108,24 @@ def join_pieces(vocab: Vocab, pieces: list[bytes], ids: Iterable[int]) -> bytes:
 
 
 class StreamingDetokenizer:
-    """Text as tokens arrive: ``"".join(push(t) for t in ids) + flush() == decode(ids)``.
+    """Text as tokens arrive, never cut inside a UTF-8 character.
 
-    A delta never ends inside a UTF-8 sequence: incomplete bytes wait for the next token (and
-    `flush` turns what never completed into U+FFFD, as `decode` does). Where the vocabulary
-    cleans up spaces, a trailing space and the 3 bytes after it also wait, because the next
-    token may remove it.
+    By default the deltas add up to `decode`: ``"".join(map(push, ids)) + flush() ==
+    tokenizer.decode(ids)``. Incomplete UTF-8 waits for the next token (`flush` turns what never
+    completed into U+FFFD, as `decode` does); where the vocabulary cleans up spaces, a space
+    and the 3 bytes after it also wait, since the next token may remove that space.
 
-    *starts_text*: the first token pushed begins the text, as in ``decode`` (SPM then drops its
-    leading space). Pass False when the tokens continue a prompt, as a generation does:
-    llama.cpp streams a completion's first token with its space.
+    *completion*: the tokens continue a prompt, as a generation does. The text is then what
+    llama.cpp streams for a completion: each token's text as it is, the first token keeping its
+    leading space and no clean-up (which belongs to decoding a whole text).
     """
 
-    def __init__(self, tokenizer: object, *, skip_special: bool = False,
-                 starts_text: bool = True) -> None:
-        from vexel_core.tokenizer.tokenizer import Tokenizer
-
-        if not isinstance(tokenizer, Tokenizer):
-            raise TypeError("StreamingDetokenizer needs a vexel_core.tokenizer.Tokenizer")
+    def __init__(self, tokenizer: Tokenizer, *, skip_special: bool = False,
+                 completion: bool = False) -> None:
         self._tokenizer = tokenizer
-        self._vocab = tokenizer.vocab
         self._pieces = tokenizer.pieces(skip_special=skip_special)
-        self._first = starts_text
+        self._strip_first_space = tokenizer.vocab.add_space_prefix and not completion
+        self._clean = tokenizer.vocab.clean_spaces and not completion
         self._pending = bytearray()  # bytes whose clean-up is not settled yet
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
@@ -133,10 +133,10 @@ class StreamingDetokenizer:
         """The text that *token_id* completes (possibly empty)."""
         self._tokenizer.check_id(token_id)
         piece = self._pieces[token_id]
-        if self._first and self._vocab.add_space_prefix and piece.startswith(b" "):
+        if self._strip_first_space and piece.startswith(b" "):
             piece = piece[1:]
-        self._first = False
-        if not self._vocab.clean_spaces:
+        self._strip_first_space = False
+        if not self._clean:
             return self._utf8.decode(piece)
         self._pending += piece
         cut = self._settled_length()
@@ -148,7 +148,7 @@ class StreamingDetokenizer:
         """The text still held back; call it once the sequence has ended."""
         rest = bytes(self._pending)
         self._pending.clear()
-        if self._vocab.clean_spaces:
+        if self._clean:
             rest = clean_spaces(rest)
         return self._utf8.decode(rest, final=True)
 
