@@ -59,6 +59,9 @@ class ServerSettings(_Group):
     api_key: str | None = None
     max_body_bytes: int = Field(4 * 1024 * 1024, ge=1024)
     keepalive_seconds: float = Field(10.0, gt=0)
+    graceful_shutdown_seconds: int = Field(
+        30, ge=0, description="on SIGINT/SIGTERM, wait this long for open requests to finish"
+    )
 
 
 class LoggingSettings(_Group):
