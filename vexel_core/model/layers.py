@@ -50,7 +50,8 @@ class RoPE:
     permuted LLaMA Q/K weights); otherwise the two halves (NeoX style: Phi, Gemma).
     ``freqs`` (optional) are per-pair wavelengths ``base**(2i/dims) * factor_i``: llama.cpp's
     ``rope_freqs`` / LongRoPE factors fold in here. ``scale`` multiplies positions (linear
-    scaling uses ``1/factor``).
+    scaling uses ``1/factor``). ``attn_factor`` multiplies the rotated features, as llama.cpp's
+    ``attn_factor`` (its "mscale") does: applied to q and k, it scales scores by its square.
     """
 
     dims: int
@@ -58,6 +59,7 @@ class RoPE:
     interleaved: bool = True
     scale: float = 1.0
     freqs: mx.array | None = None
+    attn_factor: float = 1.0
 
     @classmethod
     def with_factors(cls, dims: int, base: float, factors: mx.array, **kw: object) -> RoPE:
@@ -77,8 +79,36 @@ class RoPE:
             scale=self.scale,
             offset=positions,
             freqs=self.freqs,
-        )
-        return out[:, :, 0, :]
+        )[:, :, 0, :]
+        if self.attn_factor == 1.0:
+            return out
+        if self.dims == x.shape[-1]:
+            return out * self.attn_factor
+        # partial rotary: llama.cpp copies the features past `dims` unscaled
+        rotated, rest = out[..., : self.dims], out[..., self.dims :]
+        return mx.concatenate([rotated * self.attn_factor, rest], axis=-1)
+
+
+class LongRoPE:
+    """LongRoPE (Phi-3 "su"/"longrope"): one `RoPE` for short contexts, one for long ones.
+
+    llama.cpp picks the long factors when the context it runs with (``n_ctx_seq``) exceeds
+    the original training context (``rope.scaling.original_context_length``), and then uses
+    them for every position, short prompts included. The engine states its context length
+    through `set_context_len`; until then the model's trained context is assumed.
+    """
+
+    def __init__(self, short: RoPE, long: RoPE, original_context: int, context_len: int) -> None:
+        self.short, self.long = short, long
+        self.original_context = original_context
+        self.active = short
+        self.set_context_len(context_len)
+
+    def set_context_len(self, n: int) -> None:
+        self.active = self.long if n > self.original_context else self.short
+
+    def __call__(self, x: mx.array, positions: mx.array) -> mx.array:
+        return self.active(x, positions)
 
 
 @dataclass(frozen=True)
@@ -102,7 +132,7 @@ class Attention(nn.Module):
         self,
         layer: int,
         opts: AttentionOptions,
-        rope: RoPE | None,
+        rope: RoPE | LongRoPE | None,
         out: Linear,
         *,
         q: Linear | None = None,
