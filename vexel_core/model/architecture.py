@@ -44,6 +44,10 @@ class CausalLM(nn.Module):
         """
         raise NotImplementedError
 
+    def set_context_len(self, n: int) -> None:
+        """The engine runs sequences of at most *n* tokens. Most models ignore this; LongRoPE
+        (Phi-3) picks its rotary factors by it, as llama.cpp does with its context size."""
+
 
 class Architecture(Protocol):
     """Builds a `CausalLM` from a GGUF file. Registered by ``register_architectures``."""

@@ -7,12 +7,14 @@ small block classes here, so an architecture file only reads its metadata and te
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import mlx.core as mx
 import mlx.nn as nn
 
 from vexel_core.attention.base import AttentionBatch
 from vexel_core.model.architecture import CausalLM, KVSpec
-from vexel_core.model.layers import softcap
+from vexel_core.model.layers import LongRoPE, softcap
 from vexel_core.model.linear import Embedding, Linear
 
 
@@ -66,6 +68,7 @@ class DecoderLM(CausalLM):
         dtype: mx.Dtype,
         embed_scale: float | None = None,
         final_softcap: float | None = None,
+        context_dependent: Sequence[LongRoPE] = (),
     ) -> None:
         super().__init__()
         self.embed, self.blocks, self.norm, self.head = embed, blocks, norm, head
@@ -74,6 +77,11 @@ class DecoderLM(CausalLM):
         self.dtype = dtype
         self.embed_scale = embed_scale
         self.final_softcap = final_softcap
+        self.context_dependent = list(context_dependent)  # told the engine's context length
+
+    def set_context_len(self, n: int) -> None:
+        for layer in self.context_dependent:
+            layer.set_context_len(n)
 
     def __call__(self, tokens: mx.array, batch: AttentionBatch) -> mx.array:
         x = self.embed(tokens).astype(self.dtype)
