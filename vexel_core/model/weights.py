@@ -22,11 +22,12 @@ class Weights:
     def has(self, name: str) -> bool:
         return name in self.gguf.tensors
 
-    def vector(self, name: str) -> mx.array:
+    def vector(self, name: str, dtype: mx.Dtype | None = None) -> mx.array:
+        """A 1-D tensor in the activation dtype, or *dtype* (rope factors stay float32)."""
         t = self.gguf.tensor(name)
         fmt = self.host.quant_formats.get(t.ggml_type.name)
         values = fmt.dequantize(np.asarray(t.raw).reshape(1, -1)).reshape(t.shape)
-        return mx.array(values.astype(np.float32)).astype(self.dtype)
+        return mx.array(values.astype(np.float32)).astype(dtype or self.dtype)
 
     def optional_vector(self, name: str) -> mx.array | None:
         return self.vector(name) if self.has(name) else None
@@ -47,6 +48,22 @@ class Weights:
         """``prefix.weight`` (and ``prefix.bias`` when the file has one) as a `Linear`."""
         return Linear(self.matrix(f"{prefix}.weight", rows, cols),
                       self.optional_vector(f"{prefix}.bias"))
+
+    def attention_projections(self, prefix: str, q_rows: int, kv_rows: int,
+                              cols: int) -> dict[str, Linear]:
+        """``{"qkv": ...}`` when the file fuses ``prefix.attn_qkv``, else ``{"q", "k", "v"}``:
+        keyword arguments for `Attention`. llama.cpp accepts either layout for these models,
+        and fused weights with separate ``attn_q/k/v.bias`` vectors too."""
+        if not self.has(f"{prefix}.attn_qkv.weight"):
+            return {"q": self.linear(f"{prefix}.attn_q", q_rows, cols),
+                    "k": self.linear(f"{prefix}.attn_k", kv_rows, cols),
+                    "v": self.linear(f"{prefix}.attn_v", kv_rows, cols)}
+        weight = self.matrix(f"{prefix}.attn_qkv.weight", q_rows + 2 * kv_rows, cols)
+        bias = self.optional_vector(f"{prefix}.attn_qkv.bias")
+        parts = [f"{prefix}.attn_{x}.bias" for x in "qkv"]
+        if bias is None and all(self.has(name) for name in parts):
+            bias = mx.concatenate([self.vector(name) for name in parts])
+        return {"qkv": Linear(weight, bias)}
 
     def embedding(self, name: str, rows: int | None = None, cols: int | None = None) -> Embedding:
         return Embedding(self.matrix(name, rows, cols))
