@@ -40,6 +40,20 @@ class ArchKeys:
                             f"expected a number, found {value!r}")
         return float(value)
 
+    def rope_position_scale(self) -> float:
+        """llama.cpp's ``freq_scale``: positions times ``1 / rope.scaling.factor``.
+
+        llama.cpp reads the factor for every scaling type but "none" (a missing type counts as
+        "linear"; LongRoPE's factors come as tensors on top). YaRN needs more than a scale and
+        is refused by name rather than run wrong.
+        """
+        kind = self.get("rope.scaling.type", "linear")
+        if kind == "yarn":
+            raise GGUFError(self.gguf.path, f"key {self.arch}.rope.scaling.type",
+                            "YaRN rope scaling is not supported")
+        factor = self.float("rope.scaling.factor", self.float("rope.scale_linear", 0.0))
+        return 1.0 if kind == "none" or factor == 0.0 else 1.0 / factor
+
     def vocab_size(self) -> int:
         tokens = self.gguf.get("tokenizer.ggml.tokens")
         return self.int("vocab_size", len(tokens) if tokens else None)
