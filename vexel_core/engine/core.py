@@ -77,6 +77,7 @@ class LLMEngine:
         self.settings = settings
         spec = self.model.kv_spec
         self.context_len = settings.context_len or spec.context_len
+        self.model.set_context_len(self.context_len)  # LongRoPE picks its factors by it
         bs = settings.kv_block_size
         self.num_blocks = self._pool_blocks(settings)
         self.blocks = BlockManager(self.num_blocks, bs, prefix_cache=settings.enable_prefix_cache)
