@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -165,9 +166,10 @@ def _check_blocks(g: GGUFFile, block_count: int) -> None:
                 f"block {index} is beyond {g.architecture}.block_count = {block_count}",
             )
         found.add(index)
-    missing = sorted(set(range(block_count)) - found)
-    if missing:
-        shown = ", ".join(map(str, missing[:8])) + (", ..." if len(missing) > 8 else "")
+    if len(found) < block_count:
+        # the first few gaps only: block_count may be absurd (2**32)
+        missing = islice((i for i in range(block_count) if i not in found), 8)
+        shown = ", ".join(map(str, missing)) + (", ..." if block_count - len(found) > 8 else "")
         raise GGUFError(
             g.path, f"key {g.architecture}.block_count",
             f"declares {block_count} blocks but the file has no tensors for block(s) {shown}",
