@@ -535,3 +535,14 @@ def test_close_keeps_handed_out_arrays(small: Written) -> None:
         g.tensor("output.weight")
     assert g.metadata["general.name"] == "reader-test"  # metadata is plain Python
     assert np.array_equal(raw.view(np.float32), small.tensors["output.weight"])
+
+
+def test_per_layer_lists(tmp_path: Path, rng: np.random.Generator) -> None:
+    """A per-layer list counts when every layer has the same value (as llama.cpp reads it)."""
+    uniform = llama_metadata(rng, **{"llama.attention.head_count_kv": [KV_HEADS] * LAYERS})
+    w = write_small_llama(tmp_path / "m.gguf", rng, metadata=uniform)
+    with GGUFFile(w.path) as g:
+        assert ModelDescription.from_gguf(g).head_count_kv == KV_HEADS
+    mixed = llama_metadata(rng, **{"llama.attention.head_count_kv": [KV_HEADS, 1]})
+    w = write_small_llama(tmp_path / "m.gguf", rng, metadata=mixed)
+    expect_error(w.path, "key llama.attention.head_count_kv", "expected int, found list [2, 1]")

@@ -142,11 +142,20 @@ class _Facts:
         return self.g.require(key, kind) if key in self.g.metadata else default
 
     def positive(self, suffix: str, default: int | None = None, required: bool = True) -> Any:
-        """``<arch>.<suffix>`` as an integer >= 1; *default* when absent (else missing)."""
+        """``<arch>.<suffix>`` as an integer >= 1; *default* when absent (else missing).
+
+        A per-layer list with one value for every layer counts as that value, as in llama.cpp.
+        """
         key = f"{self.g.architecture}.{suffix}"
         if key not in self.g.metadata and (default is not None or not required):
             return default
-        value = self.g.require(key, int)
+        value = self.g.metadata.get(key)
+        if isinstance(value, list) and value and all(v == value[0] for v in value):
+            value = value[0]
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise self.error(suffix, f"expected integers, found {value!r}")
+        else:
+            value = self.g.require(key, int)
         if value < 1:
             raise self.error(suffix, f"must be at least 1, found {value}")
         return value
