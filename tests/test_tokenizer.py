@@ -72,6 +72,7 @@ VOCABS: dict[str, Callable[[], dict[str, Any]]] = {
     "llama-bpe": bpe_vocab,
     "gpt-2": lambda: bpe_vocab(pre="gpt-2"),
     "default": lambda: bpe_vocab(pre="default"),
+    "no-pre": lambda: {k: v for k, v in bpe_vocab().items() if k != "tokenizer.ggml.pre"},
     "llama-bpe-unmerged-words": lambda: _unmerged_words("llama-bpe"),
     "gpt-2-unmerged-words": lambda: _unmerged_words("gpt-2"),
 }
@@ -83,7 +84,7 @@ EDGE_CASES = [
     "<|begin_of_text|><|begin_of_text|>", "<|eot_id|>\n\n", "<tool_call> </tool_call>",
     "<|im_start|>user\nhi<|im_end|>\n", "<0x0A>", "<unk>", "'s 'S 'RE I'LL", "ſ ǅ ﬁ",
     "\u00a0nbsp\u00a0", "\u3000ideographic\u3000space", "\u2028\u0085", "zero\u200bwidth",
-    "e\u0301 combining", "\ufeffbom", "x" * 300, "9" * 40, "🚀" * 5,
+    "e\u0301 combining", "\ufeffbom", "x" * 300, "9" * 40, "🚀" * 5, "\u2581literal\u2581marks",
 ]
 
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vexel_core.errors import TokenizerError
+from vexel_core.logs import get_logger
+
+log = get_logger(__name__)
 
 _GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)"
 # LLaMA 3's (?i:'s|...) written case by case, as llama.cpp does
@@ -53,6 +56,8 @@ PRE_TOKENIZERS: dict[str, PreTokenizer] = {
 def pre_tokenizer_for(name: str | None, source: str) -> PreTokenizer:
     """The settings for *name*; no name means ``default``, as llama.cpp (which warns) does."""
     if name is None:
+        log.warning("no tokenizer.ggml.pre in the file; splitting words with the default "
+                    "pre-tokenizer, as llama.cpp does (output may be degraded)", source=source)
         return _DEFAULT
     try:
         return PRE_TOKENIZERS[name]
