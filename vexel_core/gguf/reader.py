@@ -20,6 +20,7 @@ import contextlib
 import math
 import mmap
 import os
+import reprlib
 import stat
 import struct
 from collections.abc import Mapping
@@ -169,11 +170,10 @@ class GGUFFile:
             return value
         if float in kinds and type(value) is int:
             return float(value)
-        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
         raise GGUFError(
             self.path, f"key {key}",
             f"expected {' or '.join(k.__name__ for k in kinds)}, "
-            f"found {type(value).__name__} {shown}",
+            f"found {type(value).__name__} {reprlib.repr(value)}",  # short even for a vocabulary
         )
 
     def arch_key(self, suffix: str, default: Any = None) -> Any:
