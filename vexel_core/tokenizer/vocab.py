@@ -123,7 +123,10 @@ class Vocab:
         pre: PreTokenizer | None = None
         pre_name = read.value("tokenizer.ggml.pre", str, default=None)
         if model == BPE:
-            merges = [_split_merge(m) for m in read.list("tokenizer.ggml.merges", str)]
+            # llama.cpp splits at the first space after the first character (a merge may
+            # start with one); a merge without a space can never apply and is dropped
+            merges = [(m[:cut], m[cut + 1:]) for m in read.list("tokenizer.ggml.merges", str)
+                      if (cut := m.find(" ", 1)) > 0]
             pre = pre_tokenizer_for(pre_name, source)
             add_bos, add_space_prefix = pre.add_bos, False
         else:
@@ -199,12 +202,6 @@ def _check_unique(tokens: list[str], source: str) -> None:
             raise TokenizerError(f"{source}: tokenizer.ggml.tokens has {token!r} twice "
                                  f"(ids {seen[token]} and {i})")
         seen[token] = i
-
-
-def _split_merge(merge: str) -> tuple[str, str]:
-    # llama.cpp splits at the first space after the first byte, so a merge may start with one
-    pos = merge.find(" ", 1)
-    return (merge[:pos], merge[pos + 1:]) if pos >= 0 else ("", "")
 
 
 def _special_ids(read: _Reader, model: str, n: int) -> dict[str, int | None]:
