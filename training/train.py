@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import mlx.core as mx
@@ -142,7 +142,7 @@ def measure_step_seconds(
     Used to turn a wall-clock budget into a step count *before* the real run, so the real
     run is a plain function of (seed, steps) and can be repeated exactly.
     """
-    probe = TrainSettings(**{**settings.__dict__, "steps": steps, "log_every": steps // 3})
+    probe = replace(settings, steps=steps, log_every=steps // 3)
     times: list[float] = []
 
     def timing_log(event: str, **fields: object) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import time
@@ -113,6 +114,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     args.out.mkdir(parents=True, exist_ok=True)
     log = RunLog(args.out / "train_log.jsonl")
     gpu = mx.default_device() == mx.gpu
+    if gpu:  # MLX's CUDA allocator uses managed memory: never let it ask for more than is free
+        limit_gb = float(os.environ.get("VEXEL_DEVICE_MEMORY_LIMIT_GB", "64"))
+        mx.set_memory_limit(int(limit_gb * 2**30))
     dtype = {"float32": mx.float32, "bfloat16": mx.bfloat16}[
         args.dtype or ("bfloat16" if gpu else "float32")]
     log("start", argv=sys.argv[1:], mlx=mx.__version__, python=platform.python_version(),
