@@ -40,7 +40,7 @@ DTYPES = {"bf16": "BF16", "f16": "F16", "f32": "F32", "q8_0": "Q8_0", "q4_0": "Q
 def _matrix(rng: np.random.Generator, rows: int, cols: int, qtype: str) -> tuple[np.ndarray, GGMLQuantizationType]:
     t = GGMLQuantizationType[qtype]
     if qtype == "F32":
-        return (rng.standard_normal((rows, cols), dtype=np.float32) / np.sqrt(cols)), t
+        return rng.standard_normal((rows, cols), dtype=np.float32) / np.float32(np.sqrt(cols)), t
     if qtype in ("BF16", "F16"):
         # Random bit patterns with a fixed small exponent: magnitudes in [2^-7, 2^-6),
         # random sign and mantissa; written at memory speed, unlike normal draws.
@@ -68,6 +68,7 @@ def write_random_model(path: Path, preset_name: str, dtype: str, seed: int = 0) 
     qtype = DTYPES[dtype]
     rng = np.random.default_rng(seed)
     head_dim = p.hidden // p.heads
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".partial")
     w = GGUFWriter(str(tmp), "llama")
     w.add_name(f"random-{preset_name}-{dtype}")

@@ -149,8 +149,10 @@ class LLMEngine:
         r = state.request
         seed = r.sampling.seed
         history = SequenceHistory(r.prompt_ids, seed, sample_index=seq.index)
-        state.seqs.append(_SeqState(seq, history, StreamingDetokenizer(self.tokenizer),
-                                    StopStrings(r.stop)))
+        # completion mode: each token's text as llama.cpp streams it (no clean-up of a
+        # whole text's leading space); special tokens are not printed
+        detok = StreamingDetokenizer(self.tokenizer, skip_special=True, completion=True)
+        state.seqs.append(_SeqState(seq, history, detok, StopStrings(r.stop)))
 
     def abort(self, request_id: str) -> None:
         """Cancel a request; its blocks are freed at the start of the next step."""
