@@ -45,6 +45,9 @@ class EngineSettings(_Group):
     prefill_chunk: int = Field(512, ge=1, description="prompt tokens per chunk")
     enable_prefix_cache: bool = True
     seed: int | None = None
+    quant_path: Literal["auto", "kernel", "affine"] = Field(
+        "auto", description="quantized products: measured choice, GGUF kernels or MLX affine"
+    )
 
 
 class SpeculationSettings(_Group):
