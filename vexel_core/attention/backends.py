@@ -88,7 +88,7 @@ class _PagedAttention:
         if plan.decode_rows:
             parts.append((plan.decode_rows, self._decode(q, layer, batch, scale, softcap, window)))
         for s in plan.prefill_seqs:
-            parts.append(self._one_sequence(q, layer, batch, s, scale, softcap, window))
+            parts.append(self._one_sequence(q, k, v, layer, batch, s, scale, softcap, window))
         if len(parts) == 1:
             rows, out = parts[0]
             return out if rows == list(range(q.shape[0])) else out[mx.argsort(mx.array(rows))]
@@ -96,43 +96,63 @@ class _PagedAttention:
         out = mx.concatenate([o for _, o in parts], axis=0)
         return out[mx.argsort(mx.array(rows, dtype=mx.int32))]
 
+    # A fresh prompt (nothing cached before it) may attend to this step's k/v directly
+    # instead of reading them back through the block table.
+    direct_prefill = False
+
     def _decode(
         self, q: mx.array, layer: int, batch: AttentionBatch, scale: float,
         softcap: float | None, window: int | None,
     ) -> mx.array:
         plan = batch.plan()
-        rows = mx.array(plan.decode_rows, dtype=mx.int32)
         keys, values = batch.pool.gather(layer, plan.decode_tables)  # [B, L, Hkv, D]
-        L = keys.shape[1]
-        ctx = plan.decode_ctx  # [B]
-        j = mx.arange(L, dtype=mx.int32)[None, :]
-        mask = j < ctx[:, None]
-        if window is not None:
-            mask = mask & (j >= ctx[:, None] - window)
-        qd = q[rows][:, :, None, :]  # [B, Hq, 1, D]
-        out = self.core(qd, keys.swapaxes(1, 2), values.swapaxes(1, 2),
-                        mask[:, None, None, :], scale, softcap)
+        mask = plan.memo(("decode", window), lambda: _decode_mask(plan.decode_ctx,
+                                                                  keys.shape[1], window))
+        if len(plan.decode_rows) != q.shape[0]:
+            q = q[plan.memo("decode_rows", lambda: mx.array(plan.decode_rows, dtype=mx.int32))]
+        out = self.core(q[:, :, None, :], keys.swapaxes(1, 2), values.swapaxes(1, 2),
+                        mask, scale, softcap)
         return out[:, :, 0, :]
 
     def _one_sequence(
-        self, q: mx.array, layer: int, batch: AttentionBatch, s: int, scale: float,
-        softcap: float | None, window: int | None,
+        self, q: mx.array, k: mx.array, v: mx.array, layer: int, batch: AttentionBatch,
+        s: int, scale: float, softcap: float | None, window: int | None,
     ) -> tuple[list[int], mx.array]:
+        plan = batch.plan()
         start = batch.query_starts[s]
         n = batch.query_lens[s]
         ctx = batch.context_lens[s]
-        nb = -(-ctx // batch.pool.block_size)
-        keys, values = batch.pool.gather(layer, batch.block_tables[s : s + 1, :nb])
-        keys, values = keys[:, :ctx], values[:, :ctx]
         tree = batch.query_masks[s] if s < len(batch.query_masks) else None
-        mask = visible(batch.positions[start : start + n], ctx, window, tree)
-        out = self.core(q[start : start + n].swapaxes(0, 1)[None], keys.swapaxes(1, 2),
-                        values.swapaxes(1, 2), mask[None, None], scale, softcap)
+        rows = slice(start, start + n)
+        mask: mx.array | str | None = None
+        if self.direct_prefill and ctx == n and tree is None:
+            keys, values = k[None, rows], v[None, rows]
+            if window is None and softcap is None:
+                mask = "causal"  # the fused kernel's own causal path
+        else:
+            nb = -(-ctx // batch.pool.block_size)
+            keys, values = batch.pool.gather(layer, batch.block_tables[s : s + 1, :nb])
+            keys, values = keys[:, :ctx], values[:, :ctx]
+        if mask is None:
+            mask = plan.memo(("seq", s, window), lambda: visible(
+                batch.positions[rows], ctx, window, tree)[None, None])
+        out = self.core(q[rows].swapaxes(0, 1)[None], keys.swapaxes(1, 2),
+                        values.swapaxes(1, 2), mask, scale, softcap)
         return list(range(start, start + n)), out[0].swapaxes(0, 1)
+
+
+def _decode_mask(ctx: mx.array, length: int, window: int | None) -> mx.array:
+    """``[B, 1, 1, L]``: slot j of a decoding sequence holds a key it sees."""
+    j = mx.arange(length, dtype=mx.int32)[None, :]
+    mask = j < ctx[:, None]
+    if window is not None:
+        mask = mask & (j >= ctx[:, None] - window)
+    return mask[:, None, None, :]
 
 
 class SDPABackend(_PagedAttention):
     name = "sdpa"
+    direct_prefill = True
 
     def core(self, q, k, v, mask, scale, softcap):  # type: ignore[no-untyped-def]
         if softcap is not None:  # the fused kernel has no soft-cap

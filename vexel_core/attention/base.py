@@ -12,6 +12,7 @@ ancestors). Soft-cap and sliding window are per call, since they vary per layer 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 import mlx.core as mx
@@ -66,6 +67,13 @@ class StepPlan:
     decode_tables: mx.array  # [B_decode, nb] their block tables, cut to the longest
     decode_ctx: mx.array  # [B_decode] their context lengths
     prefill_seqs: list[int]  # sequences attended one at a time
+    _memo: dict[object, mx.array] = field(default_factory=dict)
+
+    def memo(self, key: object, make: Callable[[], mx.array]) -> mx.array:
+        """Arrays every layer needs (masks, row indices), built once per step."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
 
     @staticmethod
     def build(batch: AttentionBatch) -> StepPlan:
