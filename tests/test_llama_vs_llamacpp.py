@@ -22,8 +22,9 @@ import pytest
 from tests.builders.models import LLAMA2, LLAMA3, MISTRAL, LlamaShape, convert, write_llama
 from tests.builders.vocab import spm_vocab
 from tests.helpers import (
+    assert_same_greedy,
     dequantized_copy,
-    llama_cpp_greedy,
+    llama_cpp_greedy_margins,
     llama_cpp_logits,
     load,
     pearson,
@@ -99,6 +100,12 @@ def test_sliding_window_is_applied(tmp_path: Path, host) -> None:  # type: ignor
     assert np.abs(a[-1] - b[-1]).max() > 1e-2
 
 
+# A near tie is a top-2 gap below the logit differences the formats show against llama.cpp
+# (max |diff| ~0.005 for F32, ~0.02 for F16, ~0.3 for Q8_0, where llama.cpp also quantizes
+# activations); anything larger must give the same token.
+TIE = {"F32": 0.01, "F16": 0.05, "Q8_0": 0.3}
+
+
 @pytest.mark.parametrize("fmt", ["F32", "F16", "Q8_0"])
 def test_greedy_continuations_identical(fmt: str, f32_files: dict[str, Path], host,  # type: ignore[no-untyped-def]
                                         tmp_path: Path) -> None:
@@ -108,5 +115,6 @@ def test_greedy_continuations_identical(fmt: str, f32_files: dict[str, Path], ho
     path = src if fmt == "F32" else convert(src, tmp_path / f"g-{fmt}.gguf", fmt)
     tokens = _prompt(11, 12)
     ours = greedy_engine(path, tokens, 32, host)
-    assert ours == llama_cpp_greedy(path, tokens, 32)
-    assert len(set(ours)) > 3  # the continuation varies, so the comparison means something
+    ref, margins = llama_cpp_greedy_margins(path, tokens, 32)
+    assert_same_greedy(ours, ref, margins, TIE[fmt])
+    assert len(set(ref)) > 3  # the continuation varies, so the comparison means something

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from vexel_core.assets import default_model_path
 from vexel_core.errors import GGUFError, RegistryMiss
+from vexel_core.gguf.description import ModelDescription
 from vexel_core.gguf.reader import GGUFFile
 from vexel_core.logs import get_logger
 from vexel_core.model.architecture import CausalLM
@@ -30,6 +31,7 @@ def load_model(path: str | Path | None, host: PluginHost | None = None) -> Loade
     host = host or get_host()
     file = Path(path) if path is not None else default_model_path()
     gguf = GGUFFile(file)
+    ModelDescription.from_gguf(gguf)  # shapes consistent with the declared architecture
     try:
         arch = host.architectures.get(gguf.architecture)
     except RegistryMiss as miss:
