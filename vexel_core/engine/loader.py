@@ -31,12 +31,12 @@ def load_model(path: str | Path | None, host: PluginHost | None = None) -> Loade
     host = host or get_host()
     file = Path(path) if path is not None else default_model_path()
     gguf = GGUFFile(file)
-    ModelDescription.from_gguf(gguf)  # shapes consistent with the declared architecture
     try:
         arch = host.architectures.get(gguf.architecture)
     except RegistryMiss as miss:
         raise GGUFError(file, "key general.architecture",
                         f"architecture {gguf.architecture!r} is not supported: {miss}") from None
+    ModelDescription.from_gguf(gguf)  # shapes consistent with the declared architecture
     log.info("loading model", model=str(file), architecture=gguf.architecture)
     model = arch.load(gguf, host)
     tokenizer = Tokenizer.from_gguf(gguf)
