@@ -20,6 +20,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from vexel_core.engine import GenerationRequest
+from vexel_core.errors import RequestError
 from vexel_core.sampling.params import MAX_LOGPROBS
 from vexel_core.server.errors import bad_request
 from vexel_core.server.metrics import CONTENT_TYPE
@@ -87,7 +88,8 @@ async def chat_completions(request: Request) -> Response:
     model = state.check_model(body.model)
     prompt = engine.tokenizer.encode_chat(body.messages)
     return await _generate(request, state, body, f"chatcmpl-{uuid.uuid4().hex}", model,
-                           [prompt], body.max_new_tokens(), body.logprobs_wanted(), ChatFormat)
+                           [prompt], body.max_new_tokens(), body.logprobs_wanted(), ChatFormat,
+                           prompt_param="messages")
 
 
 async def completions(request: Request) -> Response:
@@ -96,16 +98,19 @@ async def completions(request: Request) -> Response:
     body = await _parse(request, CompletionBody)
     body.check_supported()
     model = state.check_model(body.model)
-    prompts = [engine.tokenizer.encode(p) if isinstance(p, str) else list(p)
-               for p in body.prompts()]
+    prompts = [engine.tokenizer.encode(p) if isinstance(p, str) else p for p in body.prompts()]
     return await _generate(request, state, body, f"cmpl-{uuid.uuid4().hex}", model, prompts,
-                           body.max_tokens, body.logprobs, CompletionFormat)
+                           body.max_tokens, body.logprobs, CompletionFormat,
+                           prompt_param="prompt")
 
 
 async def _generate(request: Request, state: ServerState, body: GenerationBody,
                     response_id: str, model: str, prompts: list[list[int]],
                     max_tokens: int | None, logprobs: int | None,
-                    format_class: type[ChatFormat] | type[CompletionFormat]) -> Response:
+                    format_class: type[ChatFormat] | type[CompletionFormat], *,
+                    prompt_param: str) -> Response:
+    """Submit one engine request per prompt; stream or answer. *prompt_param* names the
+    request field that held the prompt, for errors about it."""
     engine = state.ready()
     sampling = body.sampling(logprobs)
     # No max_tokens: up to the context length (the engine clamps it to what is left).
@@ -124,7 +129,12 @@ async def _generate(request: Request, state: ServerState, body: GenerationBody,
                        return_token_ids=body.return_token_ids,
                        include_usage=body.include_usage)
     idle = state.settings.server.keepalive_seconds if body.stream else None
-    stream = await OutputStream.open(engine, requests, idle)
+    try:
+        stream = await OutputStream.open(engine, requests, idle)
+    except RequestError as err:
+        if err.param == "prompt":
+            err.param = prompt_param
+        raise
     if body.stream:
         return EventStreamResponse(stream, fmt)
     try:

@@ -35,7 +35,7 @@ class GenerationBody(_Body):
     presence_penalty: float | None = None
     frequency_penalty: float | None = None
     seed: int | None = None
-    stop: str | list[str] | None = None
+    stop: Any = None  # a string or a list of them; checked in stop_strings for a clear error
     n: int = 1
     stream: bool = False
     stream_options: StreamOptions | None = None
@@ -71,7 +71,12 @@ class GenerationBody(_Body):
     def stop_strings(self) -> list[str]:
         if self.stop is None:
             return []
-        return [self.stop] if isinstance(self.stop, str) else list(self.stop)
+        if isinstance(self.stop, str):
+            return [self.stop]
+        if isinstance(self.stop, list) and all(isinstance(s, str) for s in self.stop):
+            return list(self.stop)
+        raise bad_request(f"stop must be a string or a list of strings; got {self.stop!r}",
+                          param="stop")
 
     @property
     def include_usage(self) -> bool:
@@ -117,7 +122,7 @@ class ChatCompletionBody(GenerationBody):
 
 
 class CompletionBody(GenerationBody):
-    prompt: str | list[str] | list[int] | list[list[int]]
+    prompt: Any  # text, token ids, or a list of either; checked in prompts()
     max_tokens: int | None = 16  # OpenAI's default for completions
     logprobs: int | None = None
     echo: bool = False
@@ -133,16 +138,21 @@ class CompletionBody(GenerationBody):
         if self.best_of is not None and self.best_of != self.n:
             raise bad_request("best_of other than n is not supported", param="best_of")
 
-    def prompts(self) -> list[str] | list[list[int]]:
+    def prompts(self) -> list[str | list[int]]:
         """The prompts, each text or token ids (a list of prompts gives choices for each)."""
         p = self.prompt
-        if isinstance(p, str):
+        if _is_prompt(p):
             return [p]
-        if not p:
-            raise bad_request("prompt must not be empty", param="prompt")
-        if isinstance(p[0], int):
-            return [p]  # type: ignore[list-item]  # one prompt of token ids
-        return p  # type: ignore[return-value]
+        if isinstance(p, list) and p and all(_is_prompt(q) for q in p):
+            return p
+        raise bad_request("prompt must be a string, a list of token ids, or a non-empty list "
+                          f"of either; got {p!r}"[:300], param="prompt")
+
+
+def _is_prompt(p: Any) -> bool:
+    """Text, or a non-empty list of token ids."""
+    return isinstance(p, str) or (isinstance(p, list) and bool(p) and all(
+        isinstance(t, int) and not isinstance(t, bool) for t in p))
 
 
 class TokenizeBody(_Body):

@@ -1,0 +1,184 @@
+"""The server's life around requests: loading (503), keep-alives while a request waits, an
+engine failure inside a stream, and `vexel serve` itself (config file, default bind address,
+graceful shutdown on SIGTERM, a model that fails to load)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from tests.serving import running_server, server_settings, wait_for, write_tiny_model
+from tests.test_server import parse_sse
+from vexel_core.engine import start_engine
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_tiny_model(tmp_path_factory.mktemp("lifecycle") / "tiny.gguf")
+
+
+def test_health_is_503_while_loading_then_200(model_path: Path) -> None:
+    settings = server_settings(model_path)
+    release = threading.Event()
+
+    def slow_load():  # type: ignore[no-untyped-def]
+        release.wait(30)
+        return start_engine(settings)
+
+    with running_server(settings, slow_load, wait_ready=False) as server:
+        health = httpx.get(server.url + "/health")
+        assert (health.status_code, health.json()) == (503, {"status": "loading"})
+        sdk = openai.OpenAI(base_url=server.url + "/v1", api_key="none", max_retries=0)
+        with pytest.raises(openai.InternalServerError) as info:
+            sdk.models.list()
+        assert info.value.status_code == 503
+        assert info.value.body["code"] == "model_loading"  # type: ignore[index]
+        release.set()
+        assert wait_for(lambda: httpx.get(server.url + "/health").status_code == 200)
+        assert [m.id for m in sdk.models.list()] == ["tiny-chat"]
+
+
+def test_keepalive_comments_while_a_request_waits(model_path: Path) -> None:
+    """With one sequence at a time, a second request waits behind the first: its stream
+    carries keep-alive comments until its first token, then completes normally."""
+    settings = server_settings(model_path, engine={"max_batch_size": 1},
+                               keepalive_seconds=0.02)
+    with running_server(settings) as server:
+        first_started = threading.Event()
+
+        def long_request() -> None:
+            body = {"prompt": "Long", "max_tokens": 200, "ignore_eos": True, "stream": True}
+            with httpx.stream("POST", server.url + "/v1/completions", json=body) as r:
+                for _ in r.iter_lines():
+                    first_started.set()
+
+        blocker = threading.Thread(target=long_request)
+        blocker.start()
+        assert first_started.wait(10)
+        body = {"prompt": "Short", "max_tokens": 4, "ignore_eos": True, "stream": True}
+        raw = httpx.post(server.url + "/v1/completions", json=body, timeout=30).content
+        blocker.join()
+    chunks, keepalives = parse_sse(raw)
+    assert keepalives >= 1
+    text = raw.decode()
+    assert text.index(": keep-alive") < text.index("data: {")  # before the first token
+    assert chunks[-1]["choices"][0]["finish_reason"] == "length"
+
+
+def test_engine_failure_mid_stream_is_an_error_event(model_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    with running_server(server_settings(model_path)) as server:
+        engine = server.state.engine
+        assert engine is not None
+        runner = engine.engine.runner
+        real_step, calls = runner.step, []
+
+        def failing_step(schedule: Any) -> Any:
+            calls.append(1)
+            if len(calls) > 4:
+                raise RuntimeError("simulated device failure")
+            return real_step(schedule)
+
+        monkeypatch.setattr(runner, "step", failing_step)
+        body = {"prompt": "Hello", "max_tokens": 50, "ignore_eos": True, "stream": True}
+        raw = httpx.post(server.url + "/v1/completions", json=body).content
+        chunks, _ = parse_sse(raw)  # still framed, still ends with [DONE]
+        assert len(chunks) >= 2 and all("choices" in c for c in chunks[:-1])  # tokens first
+        error = chunks[-1]["error"]
+        assert error["type"] == "server_error" and "simulated device failure" in error["message"]
+        blocks = engine.engine.blocks
+        assert wait_for(lambda: blocks.num_free == blocks.num_blocks)
+
+
+# -- the command ------------------------------------------------------------------------------
+
+def _serve(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "vexel_core.cli", "serve", *args],
+                            stderr=subprocess.PIPE, text=True, cwd=REPO)
+
+
+def _url_of(process: subprocess.Popen[str]) -> str:
+    assert process.stderr is not None
+    line = process.stderr.readline()
+    assert "serving on http://" in line, line
+    return line.split("serving on ")[1].split("/v1")[0]
+
+
+def test_vexel_serve_uses_the_config_file_and_stops_gracefully(model_path: Path,
+                                                               tmp_path: Path) -> None:
+    """The example vexel.toml, with a key and port 0 on top: 127.0.0.1 by default, the key
+    enforced, and SIGTERM lets an open stream finish before a clean exit."""
+    example = (REPO / "vexel.toml").read_text()
+    config = tmp_path / "vexel.toml"
+    config.write_text(example.replace('port = 8000', 'port = 0').replace(
+        '# api_key = "change-me"', 'api_key = "from-config"'))
+    process = _serve("-m", str(model_path), "--config", str(config), "--kv-cache-memory",
+                     "16MiB")
+    try:
+        url = _url_of(process)
+        assert url.startswith("http://127.0.0.1:")
+        assert wait_for(lambda: _ok(url + "/health"), timeout=60)
+        assert httpx.get(url + "/v1/models").status_code == 401
+        headers = {"Authorization": "Bearer from-config"}
+        body = {"prompt": "Hi", "max_tokens": 150, "ignore_eos": True, "stream": True}
+        raw = b""
+        with httpx.stream("POST", url + "/v1/completions", json=body, headers=headers) as r:
+            for chunk in r.iter_raw():
+                if not raw:
+                    process.send_signal(signal.SIGTERM)  # mid-stream
+                raw += chunk
+        chunks, _ = parse_sse(raw)
+        assert chunks[-1]["choices"][0]["finish_reason"] == "length"
+        assert process.wait(timeout=30) == 0
+        assert process.stderr is not None
+        assert "server stopped" in process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_vexel_serve_reports_a_model_that_cannot_load(tmp_path: Path) -> None:
+    missing = tmp_path / "nothing.gguf"
+    missing.write_bytes(b"not a gguf file")
+    process = _serve("-m", str(missing), "--port", "0")
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert f"vexel: error: {missing}" in err and "Traceback" not in err
+
+
+def test_example_config_is_valid_and_documents_every_server_setting() -> None:
+    from vexel_core.config import ServerSettings, load_settings
+
+    text = (REPO / "vexel.toml").read_text()
+    settings = load_settings(REPO / "vexel.toml")
+    assert settings.server.host == "127.0.0.1"
+    for name in ServerSettings.model_fields:
+        assert name in text, f"vexel.toml does not mention server.{name}"
+
+
+def _ok(url: str) -> bool:
+    try:
+        return httpx.get(url).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def test_parse_sse_rejects_bad_framing() -> None:
+    """The framing checker the server tests rely on fails on what OpenAI would not send."""
+    good = b'data: {"a": 1}\n\n: keep-alive\n\ndata: [DONE]\n\n'
+    assert parse_sse(good) == ([{"a": 1}], 1)
+    for bad in (b'data: {"a": 1}\n\n', b'data: {"a": 1}\ndata: [DONE]\n\n',
+                b'{"a": 1}\n\ndata: [DONE]\n\n', good + b"data: {}\n\n"):
+        with pytest.raises(AssertionError):
+            parse_sse(bad)
