@@ -16,7 +16,7 @@ with functions decorated by `vexel_core.hookimpl` and named exactly like the spe
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import pluggy
 

@@ -140,7 +140,7 @@ class PluginHost:
                     if impl.plugin_name == name:
                         impl.function(register=_stage_into(registry, name, staged))
                         info.hooks.append(hook_name)
-            for registry, key, value in staged:
+            for registry, key, _ in staged:
                 registry.check_free(key, name)
         except Exception:
             self.pm.unregister(name=name)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import mlx.core as mx
-
 from vexel_core.gguf.reader import GGUFFile
 from vexel_core.model.architecture import KVSpec
 from vexel_core.model.decoder import DecoderLM, PreNormBlock

@@ -41,12 +41,16 @@ def visible(
 
 
 def attend_by_hand(
-    q: mx.array, k: mx.array, v: mx.array, mask: mx.array, scale: float, softcap: float | None
+    q: mx.array, k: mx.array, v: mx.array, mask: mx.array | str, scale: float,
+    softcap: float | None,
 ) -> mx.array:
     """Reference attention. ``q[B, Hq, Lq, D]``, ``k``/``v`` ``[B, Hkv, Lk, D]``, bool mask
     broadcastable to ``[B, 1, Lq, Lk]`` -> ``[B, Hq, Lq, D]`` (GQA without repeating K/V)."""
     B, Hq, Lq, D = q.shape
     Hkv = k.shape[1]
+    if isinstance(mask, str):  # "causal" over keys that end with the queries
+        Lk = k.shape[2]
+        mask = (mx.arange(Lk)[None, :] <= mx.arange(Lk - Lq, Lk)[:, None])[None, None]
     rep = Hq // Hkv
     qg = (q * scale).reshape(B, Hkv, rep, Lq, D).astype(mx.float32)
     scores = qg @ k[:, :, None].astype(mx.float32).swapaxes(-1, -2)  # [B, Hkv, rep, Lq, Lk]
@@ -64,9 +68,11 @@ class _PagedAttention:
     name = "base"
 
     def core(
-        self, q: mx.array, k: mx.array, v: mx.array, mask: mx.array, scale: float,
+        self, q: mx.array, k: mx.array, v: mx.array, mask: mx.array | str, scale: float,
         softcap: float | None,
     ) -> mx.array:
+        """Attention proper; *mask* is a bool array, or "causal" (only for backends that
+        set `direct_prefill`)."""
         raise NotImplementedError
 
     def __call__(

@@ -11,8 +11,8 @@ ancestors). Soft-cap and sliding window are per call, since they vary per layer 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 import mlx.core as mx
@@ -78,7 +78,8 @@ class StepPlan:
     @staticmethod
     def build(batch: AttentionBatch) -> StepPlan:
         starts = batch.query_starts
-        decode, others = [], []
+        decode: list[int] = []
+        others: list[int] = []
         for s, n in enumerate(batch.query_lens):
             treed = s < len(batch.query_masks) and batch.query_masks[s] is not None
             (decode if n == 1 and not treed else others).append(s)

@@ -37,7 +37,9 @@ PRESETS = {
 DTYPES = {"bf16": "BF16", "f16": "F16", "f32": "F32", "q8_0": "Q8_0", "q4_0": "Q4_0"}
 
 
-def _matrix(rng: np.random.Generator, rows: int, cols: int, qtype: str) -> tuple[np.ndarray, GGMLQuantizationType]:
+def _matrix(
+    rng: np.random.Generator, rows: int, cols: int, qtype: str
+) -> tuple[np.ndarray, GGMLQuantizationType]:
     t = GGMLQuantizationType[qtype]
     if qtype == "F32":
         return rng.standard_normal((rows, cols), dtype=np.float32) / np.float32(np.sqrt(cols)), t
@@ -46,10 +48,8 @@ def _matrix(rng: np.random.Generator, rows: int, cols: int, qtype: str) -> tuple
         # random sign and mantissa; written at memory speed, unlike normal draws.
         bits = rng.integers(0, 1 << 16, size=(rows, cols), dtype=np.uint16)
         if qtype == "BF16":
-            bits = (bits & 0x807F) | np.uint16(120 << 7)
-            return bits.view(np.uint8), t
-        bits = (bits & 0x83FF) | np.uint16(8 << 10)
-        return bits.view(np.float16), t
+            return ((bits & 0x807F) | np.uint16(120 << 7)).astype(np.uint16).view(np.uint8), t
+        return ((bits & 0x83FF) | np.uint16(8 << 10)).astype(np.uint16).view(np.float16), t
     block, size = GGML_QUANT_SIZES[t]
     raw = rng.integers(0, 256, size=(rows, cols // block, size), dtype=np.uint8)
     raw[:, :, 0:2] = np.frombuffer(np.float16(0.5 / np.sqrt(cols)).tobytes(), dtype=np.uint8)
@@ -59,7 +59,8 @@ def _matrix(rng: np.random.Generator, rows: int, cols: int, qtype: str) -> tuple
 def write_random_model(path: Path, preset_name: str, dtype: str, seed: int = 0) -> Path:
     """Write (once) a random-weight LLaMA-architecture file for *preset_name* in *dtype*."""
     if preset_name not in PRESETS:
-        raise ConfigError(f"unknown --random preset {preset_name!r}; choose from {', '.join(PRESETS)}")
+        raise ConfigError(
+            f"unknown --random preset {preset_name!r}; choose from {', '.join(PRESETS)}")
     if dtype not in DTYPES:
         raise ConfigError(f"unknown --dtype {dtype!r}; choose from {', '.join(DTYPES)}")
     if path.exists():

@@ -26,7 +26,8 @@ class Workload:
     def prompts(self, vocab: int) -> list[list[int]]:
         rng = np.random.default_rng(self.seed)
         # Avoid the first ids (BOS/EOS/control tokens of common vocabularies).
-        return rng.integers(min(300, vocab // 2), vocab, (self.num_requests, self.prompt_len)).tolist()
+        shape = (self.num_requests, self.prompt_len)
+        return rng.integers(min(300, vocab // 2), vocab, shape).tolist()  # type: ignore[no-any-return]
 
 
 def percentiles(values: list[float]) -> dict[str, float]:

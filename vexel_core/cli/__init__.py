@@ -8,6 +8,7 @@ bad flags) end in one line on stderr and a non-zero exit code, never a traceback
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from typing import Any
 

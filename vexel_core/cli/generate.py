@@ -10,7 +10,12 @@ from typing import Any
 
 import click
 
-from vexel_core.cli.options import common_options, engine_options, sampling_options, settings_from_cli
+from vexel_core.cli.options import (
+    common_options,
+    engine_options,
+    sampling_options,
+    settings_from_cli,
+)
 
 
 @click.command()

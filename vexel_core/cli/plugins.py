@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
@@ -18,7 +19,7 @@ def plugins(as_json: bool, config_file: str | None, log_level: str | None,
     """List loaded plugins, their versions and what they registered."""
     settings_from_cli(config_file, log_level, log_format)
     host = get_host()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, info in sorted(host.plugins.items()):
         rows.append({
             "name": name,

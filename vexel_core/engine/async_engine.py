@@ -1,10 +1,10 @@
 """`AsyncEngine`: the asyncio face of the engine that the server, the CLI and bench share.
 
 One worker thread owns MLX: it builds the engine (loads the model), then runs
-`LLMEngine.step` while there is work, sleeping on a condition otherwise; a new request, a cancellation or shutdown wakes it. Each request's
-outputs travel to the event loop through an `asyncio.Queue`; a consumer that stops
-iterating (client gone, task cancelled) aborts its request, freeing its blocks at the next
-step.
+`LLMEngine.step` while there is work, sleeping on a condition otherwise; a new request, a
+cancellation or shutdown wakes it. Each request's outputs travel to the event loop through
+an `asyncio.Queue`; a consumer that stops iterating (client gone, task cancelled) aborts its
+request, freeing its blocks at the next step.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from vexel_core.engine.request import Sequence, SeqStatus
+from vexel_core.engine.request import SeqStatus, Sequence
 from vexel_core.kvcache.blocks import BlockManager, OutOfBlocks
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import mlx.core as mx
@@ -20,7 +21,7 @@ class ArchKeys:
     def get(self, key: str, default: Any = None) -> Any:
         return self.gguf.get(f"{self.arch}.{key}", default)
 
-    def int(self, key: str, default: int | None = None) -> int:
+    def int(self, key: str, default: builtins.int | None = None) -> builtins.int:
         value = self.get(key, default)
         if isinstance(value, list):  # per-layer arrays: llama.cpp accepts them when uniform
             value = value[0] if value and all(v == value[0] for v in value) else None
@@ -31,7 +32,7 @@ class ArchKeys:
                             f"expected a non-negative integer, found {value!r}")
         return value
 
-    def float(self, key: str, default: float | None = None) -> float:
+    def float(self, key: str, default: builtins.float | None = None) -> builtins.float:
         value = self.get(key, default)
         if value is None:
             raise GGUFError(self.gguf.path, f"key {self.arch}.{key}", "missing required key")
@@ -40,7 +41,7 @@ class ArchKeys:
                             f"expected a number, found {value!r}")
         return float(value)
 
-    def rope_position_scale(self) -> float:
+    def rope_position_scale(self) -> builtins.float:
         """llama.cpp's ``freq_scale``: positions times ``1 / rope.scaling.factor``.
 
         llama.cpp reads the factor for every scaling type but "none" (a missing type counts as
@@ -54,7 +55,7 @@ class ArchKeys:
         factor = self.float("rope.scaling.factor", self.float("rope.scale_linear", 0.0))
         return 1.0 if kind == "none" or factor == 0.0 else 1.0 / factor
 
-    def vocab_size(self) -> int:
+    def vocab_size(self) -> builtins.int:
         tokens = self.gguf.get("tokenizer.ggml.tokens")
         return self.int("vocab_size", len(tokens) if tokens else None)
 

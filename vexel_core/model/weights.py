@@ -35,7 +35,8 @@ class Weights:
     def matrix(self, name: str, rows: int | None = None, cols: int | None = None):  # type: ignore[no-untyped-def]
         t = self.gguf.tensor(name)
         if len(t.shape) != 2:
-            raise GGUFError(self.gguf.path, f"tensor {name}", f"expected a matrix, found shape {t.shape}")
+            raise GGUFError(self.gguf.path, f"tensor {name}",
+                            f"expected a matrix, found shape {t.shape}")
         if (rows is not None and t.shape[0] != rows) or (cols is not None and t.shape[1] != cols):
             raise GGUFError(
                 self.gguf.path, f"tensor {name}",
