@@ -86,10 +86,12 @@ class Terminal:
                                         env={**os.environ, **(env or {})})
         os.close(slave)
         self.buffer = b""
+        self.before = b""
         self.seen = b""
 
     def expect(self, pattern: bytes, timeout: float = 30.0) -> re.Match[bytes]:
-        """Read until *pattern* matches; consume through the match."""
+        """Read until *pattern* matches; consume through the match. What came before the
+        match is kept in `before`."""
         deadline = time.monotonic() + timeout
         while (match := re.search(pattern, self.buffer)) is None:
             left = deadline - time.monotonic()
@@ -104,6 +106,7 @@ class Terminal:
                 raise EOFError(f"ended before {pattern!r}; output: {self.seen!r}")
             self.buffer += data
             self.seen += data
+        self.before = self.buffer[:match.start()]
         self.buffer = self.buffer[match.end():]
         return match
 

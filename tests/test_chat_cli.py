@@ -1,0 +1,133 @@
+"""`vexel chat` driven through a pseudo-terminal, as a person would use it.
+
+With ``/set temperature 0`` the answer must be the greedy continuation that llama.cpp
+computes on the same file for the same chat prompt (decoded by llama.cpp too).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.serving import Terminal, running_server, server_settings, write_tiny_model
+from vexel_core.engine import load_model
+
+MAX_TOKENS = 12
+STATS = rb"\r\n\[(\d+) prompt tokens \((\d+) cached\) \| (\d+) tokens in [0-9.]+ s, " \
+        rb"[0-9.]+ tok/s \| first token [0-9.-]+ ?s? \| finish: (\w+)\]"
+PROMPT = b">>> "
+# A dumb terminal: readline then writes no escape sequences (bracketed paste) around input.
+ENV = {"TERM": "dumb", "PYTHONUNBUFFERED": "1"}
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_tiny_model(tmp_path_factory.mktemp("chat") / "tiny.gguf")
+
+
+def greedy_answer(model: Path, messages: list[dict[str, str]]) -> str:
+    """llama.cpp's greedy answer to *messages*, up to MAX_TOKENS or an end-of-turn token."""
+    import llama_cpp
+
+    tokenizer = load_model(model).tokenizer
+    prompt = tokenizer.encode_chat(messages)
+    llm = llama_cpp.Llama(str(model), logits_all=True, verbose=False, n_ctx=256, n_threads=1,
+                          type_k=0, type_v=0)
+    llm.eval(prompt)
+    tokens: list[int] = []
+    while len(tokens) < MAX_TOKENS:
+        token = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+        if token in tokenizer.stop_ids:
+            break
+        tokens.append(token)
+        llm.eval([token])
+    text = llm.detokenize(tokens).decode("utf-8", "replace")
+    llm.close()
+    return text
+
+
+def answer(term: Terminal, text: str) -> tuple[str, re.Match[bytes]]:
+    """Send one message (lines after the first get the "... " prompt); the streamed answer,
+    as printed, and its stats line."""
+    term.expect(PROMPT)
+    term.send(text + "\n")
+    stats = term.expect(STATS)
+    lines = text.split("\n")
+    echo = "".join([lines[0], *("\r\n... " + line for line in lines[1:]), "\r\n"]).encode()
+    assert term.before.startswith(echo), term.before
+    # The terminal turns each "\n" into "\r\n"; undo that to get the bytes the program wrote.
+    return term.before[len(echo):].replace(b"\r\n", b"\n").decode("utf-8"), stats
+
+
+def command(term: Terminal, line: str, reply: bytes) -> re.Match[bytes]:
+    term.expect(PROMPT)
+    term.send(line + "\n")
+    return term.expect(reply)
+
+
+def chat_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "vexel_core.cli", "chat", "-n", str(MAX_TOKENS), *args]
+
+
+def test_local_chat_answers_obeys_set_and_exits(model_path: Path, tmp_path: Path) -> None:
+    question = "Tell me about foxes."
+    expected = greedy_answer(model_path, [{"role": "user", "content": question}])
+    term = Terminal(chat_command("-m", str(model_path), "--kv-cache-memory", "16MiB"), ENV)
+    try:
+        term.expect(rb"chatting with tiny-chat", timeout=60)
+        _, stats = answer(term, question)  # default sampling: temperature 0.8
+        assert stats.group(4) in (b"stop", b"length")
+        assert int(stats.group(3)) <= MAX_TOKENS
+
+        command(term, "/set temperature 0", rb"temperature = 0\.0")
+        command(term, "/set top_p 7", rb"not set: top_p must be")
+        command(term, "/clear", rb"conversation cleared")
+        greedy, stats = answer(term, question)
+        assert greedy == expected
+        prompt_tokens = int(stats.group(1))
+        assert int(stats.group(2)) > 0  # the same prompt again: its blocks come from the cache
+
+        # history: the second turn's prompt holds the first turn
+        follow_up, stats = answer(term, '"""\nline one\nline two\n"""')
+        assert int(stats.group(1)) > prompt_tokens + 4
+
+        command(term, "/system Answer in French.", rb"system message set")
+        saved = tmp_path / "conversation.json"
+        command(term, f"/save {saved}", rb"saved 5 messages")
+        record = json.loads(saved.read_text())
+        assert record["settings"]["temperature"] == 0.0
+        assert [m["role"] for m in record["messages"]] == [
+            "system", "user", "assistant", "user", "assistant"]
+        assert record["messages"][2]["content"] == expected
+        assert record["messages"][3]["content"] == "line one\nline two"
+        assert record["messages"][4]["content"] == follow_up
+        stats_line = command(term, "/stats", rb"KV cache (\d+)/(\d+) blocks in use")
+        assert stats_line.group(1) == b"0"  # nothing left allocated between answers
+        assert b"session: 3 answers" in term.before
+        command(term, "/exit", rb"")
+        assert term.process.wait(timeout=30) == 0
+    finally:
+        term.close()
+
+
+def test_chat_with_a_server(model_path: Path) -> None:
+    question = "What is a fox?"
+    expected = greedy_answer(model_path, [{"role": "user", "content": question}])
+    with running_server(server_settings(model_path, api_key="chat-key")) as server:
+        term = Terminal(chat_command("--url", server.url, "--api-key", "chat-key"), ENV)
+        try:
+            term.expect(rb"chatting with tiny-chat", timeout=60)
+            command(term, "/set temperature 0", rb"temperature = 0\.0")
+            text, stats = answer(term, question)
+            assert text == expected
+            assert stats.group(4) in (b"stop", b"length")
+            term.expect(PROMPT)
+            term.send("\x04")  # Ctrl-D leaves too
+            assert term.process.wait(timeout=30) == 0
+        finally:
+            term.close()
