@@ -27,6 +27,8 @@ from tests.serving import (
     wait_for,
     write_tiny_model,
 )
+from vexel_core.assets import default_model_path
+from vexel_core.errors import VexelError
 from vexel_core.server import VexelServer
 
 MODEL = "tiny-chat"
@@ -49,6 +51,18 @@ def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server(model_path: Path):  # type: ignore[no-untyped-def]
     settings = server_settings(model_path, api_key=API_KEY, max_body_bytes=BODY_LIMIT)
     with running_server(settings) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def load_server(server: VexelServer):  # type: ignore[no-untyped-def]
+    """The load test's server: on the shipped model when the package has it, else the tiny."""
+    try:
+        shipped = default_model_path()
+    except VexelError:
+        yield server
+        return
+    with running_server(server_settings(shipped, api_key=API_KEY)) as srv:
         yield srv
 
 
@@ -451,12 +465,13 @@ def test_a_client_gone_before_a_whole_answer_aborts_it(server: VexelServer) -> N
     assert wait_for(lambda: kv_pool_idle(server))
 
 
-def test_64_concurrent_streams_complete_framed(server: VexelServer) -> None:
+def test_64_concurrent_streams_complete_framed(load_server: VexelServer) -> None:
     """The bounded load test: every stream complete and well framed; /metrics parses."""
+    server = load_server
     before = metrics(server)
 
     async def one(http: httpx.AsyncClient, i: int) -> list[dict[str, Any]]:
-        body = {"model": MODEL, "prompt": f"Request {i}: tell me about item {i}",
+        body = {"prompt": f"Request {i}: tell me about item {i}",
                 "max_tokens": 16, "ignore_eos": True, "temperature": 0.7, "seed": i,
                 "stream": True, "stream_options": {"include_usage": True}}
         r = await http.post("/v1/completions", json=body)
@@ -478,7 +493,7 @@ def test_64_concurrent_streams_complete_framed(server: VexelServer) -> None:
         assert reasons[-1] == "length" and reasons.count("length") == 1
     assert len({s[0]["id"] for s in streams}) == 64
     after = metrics(server)  # parsed by prometheus_client above
-    key = ("model_name", MODEL)
+    key = ("model_name", server.state.model_id)
     assert after[("vexel:generation_tokens_total", (key,))] \
         - before[("vexel:generation_tokens_total", (key,))] == 64 * 16
     done = ("vexel:request_success_total", (("finished_reason", "length"), key))
@@ -487,3 +502,31 @@ def test_64_concurrent_streams_complete_framed(server: VexelServer) -> None:
     assert after[("vexel:e2e_request_latency_seconds_count", (key,))] \
         - before[("vexel:e2e_request_latency_seconds_count", (key,))] == 64
     assert kv_pool_idle(server)
+
+
+def test_metrics_cover_the_engine_with_vllm_style_names(server: VexelServer,
+                                                       client: openai.OpenAI) -> None:
+    client.completions.create(model=MODEL, prompt="Warm up", max_tokens=3)
+    text = httpx.get(server.url + "/metrics").text
+    families = {f.name: f for f in text_string_to_metric_families(text)}
+    expected = {
+        "vexel:num_requests_running": "gauge", "vexel:num_requests_waiting": "gauge",
+        "vexel:kv_cache_usage_perc": "gauge", "vexel:prompt_tokens": "counter",
+        "vexel:generation_tokens": "counter", "vexel:time_to_first_token_seconds": "histogram",
+        "vexel:inter_token_latency_seconds": "histogram",
+        "vexel:e2e_request_latency_seconds": "histogram", "vexel:request_success": "counter",
+        "vexel:prefix_cache_queries": "counter", "vexel:prefix_cache_hits": "counter",
+        "vexel:num_preemptions": "counter",
+    }
+    assert {name: families[name].type for name in expected} == expected
+    stats = server.state.engine.stats  # type: ignore[union-attr]
+    values = metrics(server)
+    label = (("model_name", MODEL),)
+    assert values[("vexel:prompt_tokens_total", label)] == stats.prompt_tokens
+    assert values[("vexel:generation_tokens_total", label)] == stats.generation_tokens
+    assert values[("vexel:prefix_cache_hits_total", label)] == stats.prefix_hits
+    assert values[("vexel:prefix_cache_queries_total", label)] == stats.prefix_queries
+    assert values[("vexel:kv_cache_usage_perc", label)] == 0.0  # idle between requests
+    reasons = {dict(k[1]).get("finished_reason") for k in values
+               if k[0] == "vexel:request_success_total"}
+    assert reasons == {"stop", "length", "abort"}

@@ -114,10 +114,11 @@ def _url_of(process: subprocess.Popen[str]) -> str:
     return line.split("serving on ")[1].split("/v1")[0]
 
 
-def test_vexel_serve_uses_the_config_file_and_stops_gracefully(model_path: Path,
-                                                               tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
+def test_vexel_serve_uses_the_config_file_and_stops_gracefully(
+        model_path: Path, tmp_path: Path, stop_signal: signal.Signals) -> None:
     """The example vexel.toml, with a key and port 0 on top: 127.0.0.1 by default, the key
-    enforced, and SIGTERM lets an open stream finish before a clean exit."""
+    enforced, and SIGTERM or SIGINT lets an open stream finish before a clean exit."""
     example = (REPO / "vexel.toml").read_text()
     config = tmp_path / "vexel.toml"
     config.write_text(example.replace('port = 8000', 'port = 0').replace(
@@ -135,7 +136,7 @@ def test_vexel_serve_uses_the_config_file_and_stops_gracefully(model_path: Path,
         with httpx.stream("POST", url + "/v1/completions", json=body, headers=headers) as r:
             for chunk in r.iter_raw():
                 if not raw:
-                    process.send_signal(signal.SIGTERM)  # mid-stream
+                    process.send_signal(stop_signal)  # mid-stream
                 raw += chunk
         chunks, _ = parse_sse(raw)
         assert chunks[-1]["choices"][0]["finish_reason"] == "length"
@@ -182,3 +183,18 @@ def test_parse_sse_rejects_bad_framing() -> None:
                 b'{"a": 1}\n\ndata: [DONE]\n\n', good + b"data: {}\n\n"):
         with pytest.raises(AssertionError):
             parse_sse(bad)
+
+
+def test_without_max_tokens_the_answer_fills_what_the_kv_pool_holds(model_path: Path) -> None:
+    """OpenAI's default is "as many tokens as fit": here the pool (64 KiB: fewer tokens than
+    the 256-token context) is the limit, and the request is served rather than refused."""
+    settings = server_settings(model_path, engine={"kv_cache_memory": "64KiB"})
+    with running_server(settings) as server:
+        blocks = server.state.engine.engine.blocks  # type: ignore[union-attr]
+        capacity = blocks.num_blocks * blocks.block_size
+        assert capacity < 256
+        r = httpx.post(server.url + "/v1/chat/completions", timeout=60, json={
+            "messages": [{"role": "user", "content": "Hi"}], "ignore_eos": True}).json()
+        usage = r["usage"]
+        assert r["choices"][0]["finish_reason"] == "length"
+        assert usage["prompt_tokens"] + usage["completion_tokens"] == capacity

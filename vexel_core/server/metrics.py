@@ -79,12 +79,15 @@ class MetricsExporter:
                              "Seconds from arrival to the last token of a sequence.",
                              ["model_name"], buckets=_REQUEST_BUCKETS, registry=reg)
         self.finished = Counter(PREFIX + "request_success",
-                                "Finished requests by reason (stop, length, abort).",
+                                "Finished sequences by reason (stop, length; abort counts a "
+                                "cancelled request once).",
                                 ["model_name", "finished_reason"], registry=reg)
 
     def attach(self, stats: EngineStats, model: str) -> None:
         self.model = model
-        for reason in FinishReason:  # every reason shows, at 0, from the start
+        for histogram in (self.ttft, self.itl, self.e2e):  # every series shows from the start
+            histogram.labels(model)
+        for reason in FinishReason:
             self.finished.labels(model, reason.value)
         self.registry.register(_StatsCollector(stats, model))
         stats.subscribe(self._observe)

@@ -77,7 +77,8 @@ class _Format:
         if out.finished:
             choice.finish_reason = out.finish_reason.value  # type: ignore[union-attr]
             self._completion_tokens += out.num_output_tokens
-            tokens, cached = self._prompt_tokens.get(out.request_id, (0, 0))
+            # n choices share one prompt: count it once (with its best prefix-cache hit)
+            _, cached = self._prompt_tokens.get(out.request_id, (0, 0))
             self._prompt_tokens[out.request_id] = (out.num_prompt_tokens,
                                                    max(cached, out.num_cached_tokens))
         return choice, entries

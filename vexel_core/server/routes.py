@@ -113,11 +113,10 @@ async def _generate(request: Request, state: ServerState, body: GenerationBody,
     request field that held the prompt, for errors about it."""
     engine = state.ready()
     sampling = body.sampling(logprobs)
-    # No max_tokens: up to the context length (the engine clamps it to what is left).
-    limit = max_tokens if max_tokens is not None else engine.engine.context_len
     requests = [
         GenerationRequest(response_id if len(prompts) == 1 else f"{response_id}-{i}", ids,
-                          sampling, limit, body.stop_strings(), list(body.stop_token_ids),
+                          sampling, _token_limit(state, max_tokens, len(ids)),
+                          body.stop_strings(), list(body.stop_token_ids),
                           ignore_eos=body.ignore_eos, n=body.n)
         for i, ids in enumerate(prompts)
     ]
@@ -144,6 +143,16 @@ async def _generate(request: Request, state: ServerState, body: GenerationBody,
     if outputs is None:  # nobody is listening; 499 is what nginx logs for this
         return Response(status_code=499)
     return JSONResponse(fmt.response(outputs))
+
+
+def _token_limit(state: ServerState, max_tokens: int | None, prompt_len: int) -> int:
+    """*max_tokens*, or without one (OpenAI: "as many as fit") what is left of the context
+    or of the whole KV pool, whichever is smaller, after the prompt."""
+    if max_tokens is not None:
+        return max_tokens
+    engine = state.ready().engine
+    room = min(engine.context_len, engine.blocks.num_blocks * engine.blocks.block_size)
+    return max(room - prompt_len, 1)  # a prompt that fills it all is refused by the engine
 
 
 # -- models, tokens -------------------------------------------------------------------------

@@ -58,7 +58,7 @@ class GenerationBody(_Body):
 
     def sampling(self, logprobs: int | None) -> SamplingParams:
         """The sampling parameters, validated (a `RequestError` names the field)."""
-        given = {
+        given: dict[str, Any] = {
             "temperature": self.temperature, "top_p": self.top_p, "top_k": self.top_k,
             "min_p": self.min_p, "repetition_penalty": self.repetition_penalty,
             "presence_penalty": self.presence_penalty,
