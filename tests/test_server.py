@@ -82,14 +82,22 @@ def llama(model_path: Path):  # type: ignore[no-untyped-def]
     llm.close()
 
 
-def llama_greedy(llm: Any, prompt: list[int], n: int) -> tuple[list[int], np.ndarray]:
-    """llama.cpp's greedy continuation and the log-softmax rows that chose each token."""
+def llama_greedy(llm: Any, prompt: list[int], n: int, *, presence: float = 0.0,
+                 frequency: float = 0.0) -> tuple[list[int], np.ndarray]:
+    """llama.cpp's greedy continuation and the log-softmax rows of its raw logits.
+
+    With OpenAI's penalties, as OpenAI defines them: each token generated so far loses
+    *presence* once and *frequency* per occurrence before the argmax.
+    """
     llm.reset()
     llm.eval(prompt)
-    tokens, rows = [], []
+    tokens: list[int] = []
+    rows = []
     for _ in range(n):
         logits = np.array(llm.scores[llm.n_tokens - 1], dtype=np.float64)
         rows.append(logits - np.logaddexp.reduce(logits))
+        seen, counts = np.unique(np.array(tokens, dtype=np.int64), return_counts=True)
+        logits[seen] -= presence + frequency * counts
         tokens.append(int(np.argmax(logits)))
         llm.eval([tokens[-1]])
     return tokens, np.array(rows)
@@ -310,6 +318,29 @@ def test_seed_reproduces_and_n_choices_differ(client: openai.OpenAI) -> None:
     assert ask(1234) == first
     assert ask(1234, stream=True) == first
     assert ask(4321) != first
+
+
+def test_sampling_parameters_reach_the_sampler(client: openai.OpenAI, llama: Any) -> None:
+    """Penalties change the greedy path exactly as llama.cpp's logits say they should; each
+    truncation (top_k 1, top_p near 0, min_p 1) turns hot sampling into the greedy path."""
+    def tokens(**params: Any) -> tuple[list[int], list[int]]:
+        r = client.completions.create(
+            model=MODEL, prompt="The fox and the dog", max_tokens=24,
+            extra_body={"ignore_eos": True, "return_token_ids": True,
+                        **{k: v for k, v in params.items() if k in ("top_k", "min_p")}},
+            **{k: v for k, v in params.items() if k not in ("top_k", "min_p")})
+        body = r.model_dump()["choices"][0]
+        return body["prompt_token_ids"], body["token_ids"]
+
+    prompt, greedy = tokens(temperature=0)
+    # Negative penalties reward repeats, so the path surely changes (a random model's greedy
+    # path seldom repeats a token, which would leave positive penalties nothing to do).
+    _, penalized = tokens(temperature=0, presence_penalty=-2.0, frequency_penalty=-1.0)
+    assert penalized == llama_greedy(llama, prompt, 24, presence=-2.0, frequency=-1.0)[0]
+    assert greedy == llama_greedy(llama, prompt, 24)[0] != penalized
+    for truncation in ({"top_k": 1}, {"top_p": 1e-9}, {"min_p": 1.0}):
+        assert tokens(temperature=1.5, seed=7, **truncation)[1] == greedy, truncation
+    assert tokens(temperature=1.5, seed=7)[1] != greedy  # without one, it samples
 
 
 def test_max_completion_tokens(client: openai.OpenAI) -> None:
