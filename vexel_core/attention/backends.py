@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import mlx.core as mx
 
+from vexel_core.attention import kernels
 from vexel_core.attention.base import AttentionBatch
 
 NEG_INF = float("-inf")
@@ -167,10 +168,29 @@ class SDPABackend(_PagedAttention):
 
 
 class PagedBackend(_PagedAttention):
+    """Reads keys and values through the block table. Decodes run a GPU kernel where one
+    exists (`vexel_core.attention.kernels`); everything else takes the reference path."""
+
     name = "paged"
 
     def core(self, q, k, v, mask, scale, softcap):  # type: ignore[no-untyped-def]
         return attend_by_hand(q, k, v, mask, scale, softcap)
+
+    def _decode(
+        self, q: mx.array, layer: int, batch: AttentionBatch, scale: float,
+        softcap: float | None, window: int | None,
+    ) -> mx.array:
+        backend = kernels.kernel_backend()
+        if backend is None:
+            return super()._decode(q, layer, batch, scale, softcap, window)
+        plan = batch.plan()
+        if len(plan.decode_rows) != q.shape[0]:
+            q = q[plan.memo("decode_rows", lambda: mx.array(plan.decode_rows, dtype=mx.int32))]
+        pool = batch.pool
+        return kernels.paged_decode(
+            q, pool.k[layer], pool.v[layer], plan.decode_tables, plan.decode_ctx,
+            block_size=pool.block_size, scale=scale, softcap=softcap, window=window,
+            backend=backend)
 
 
 BACKENDS = [SDPABackend(), PagedBackend()]

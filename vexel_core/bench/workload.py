@@ -59,9 +59,28 @@ class BenchResult:
         return asdict(self)
 
 
+async def warm_up(engine: AsyncEngine, w: Workload) -> None:
+    """A few short requests of the workload's prompt length first, so that one-time costs
+    (GPU kernels compiled on first use) are not timed — as llama-bench warms up too."""
+    vocab = engine.engine.model.vocab_size
+    prompts = Workload(min(4, w.num_requests), w.prompt_len, 2, seed=w.seed + 1).prompts(vocab)
+
+    async def one(i: int) -> None:
+        req = GenerationRequest(f"warmup-{i}", prompts[i], SamplingParams(temperature=0.0),
+                                max_tokens=4, ignore_eos=True)
+        async for _ in engine.generate(req):
+            pass
+
+    await asyncio.gather(*(one(i) for i in range(len(prompts))))
+
+
 async def run_workload(engine: AsyncEngine, w: Workload,
                        progress: Callable[[int], None] = lambda n: None) -> BenchResult:
     """Send the workload (greedy, EOS ignored so every request makes output_len tokens)."""
+    await warm_up(engine, w)
+    stats = engine.stats
+    preempted_before = stats.preemptions
+    stats.kv_blocks_peak = 0
     vocab = engine.engine.model.vocab_size
     prompts = w.prompts(vocab)
     rng = random.Random(w.seed)
@@ -97,7 +116,6 @@ async def run_workload(engine: AsyncEngine, w: Workload,
     t0 = time.perf_counter()
     await asyncio.gather(*(one(i, d) for i, d in enumerate(delays)))
     wall = time.perf_counter() - t0
-    stats = engine.stats
     return BenchResult(
         engine="vexel",
         requests=w.num_requests,
@@ -112,6 +130,6 @@ async def run_workload(engine: AsyncEngine, w: Workload,
         peak_memory_gib=mx.get_peak_memory() / 2**30,
         peak_kv_blocks=stats.kv_blocks_peak,
         kv_blocks=stats.kv_blocks_total,
-        preemptions=stats.preemptions,
+        preemptions=stats.preemptions - preempted_before,
         generated_tokens=generated,
     )

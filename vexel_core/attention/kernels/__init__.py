@@ -1,0 +1,81 @@
+"""GPU kernels of the attention backends, with the plain-MLX reference as their oracle.
+
+`paged_decode` runs single-token (decode) attention reading keys and values through the block
+table, without gathering them first (the ``paged`` backend's fast path).
+
+- CUDA (``cuda/paged_decode.cu``): proven against `attend_by_hand` on the H200 (tests marked
+  ``gpu``; notes/engine-gpu.md has the figures).
+- Metal (``metal/paged_decode.metal``): the same algorithm and tiling for Apple Silicon. It
+  HAS NEVER BEEN COMPILED OR RUN (no Apple machine here), so it is used only when
+  ``VEXEL_METAL_KERNELS=1`` asks for it; otherwise Apple GPUs take the reference path.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import mlx.core as mx
+
+_HERE = Path(__file__).parent
+WARPS = 4
+_CUDA_HEADER = "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+_INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams"]
+
+
+def kernel_backend() -> str | None:
+    """"cuda" or "metal" when MLX's default device can run our kernels, else None."""
+    if mx.default_device() == mx.cpu:
+        return None
+    if mx.cuda.is_available():
+        return "cuda"
+    if mx.metal.is_available() and os.environ.get("VEXEL_METAL_KERNELS") == "1":
+        return "metal"
+    return None
+
+
+@cache
+def _kernel(backend: str) -> Any:
+    if backend == "cuda":
+        return mx.fast.cuda_kernel(
+            name="vx_paged_decode", input_names=_INPUTS, output_names=["out"],
+            source=(_HERE / "cuda" / "paged_decode.cu").read_text(), header=_CUDA_HEADER)
+    return mx.fast.metal_kernel(
+        name="vx_paged_decode", input_names=_INPUTS, output_names=["out"],
+        source=(_HERE / "metal" / "paged_decode.metal").read_text())
+
+
+def paged_decode(
+    q: mx.array, k_pool: mx.array, v_pool: mx.array, tables: mx.array, ctx_lens: mx.array,
+    *, block_size: int, scale: float, softcap: float | None = None, window: int | None = None,
+    backend: str | None = None, init_value: float | None = None,
+) -> mx.array:
+    """Attention of one query token per sequence over its cached keys.
+
+    ``q[B, Hq, D]``; pools ``[slots, Hkv, D]``; ``tables[B, nb]`` int32 block ids;
+    ``ctx_lens[B]`` tokens each query sees (the newest ones, within *window*).
+    Returns ``[B, Hq, D]`` in q's dtype. *init_value* poisons the output before the run
+    (tests). Raises ValueError when no kernel runs on this device.
+    """
+    backend = backend or kernel_backend()
+    if backend is None:
+        raise ValueError("paged_decode needs a GPU kernel backend")
+    B, Hq, D = q.shape
+    Hkv = k_pool.shape[1]
+    if Hq % Hkv or k_pool.dtype != q.dtype:
+        raise ValueError(f"q {q.shape} {q.dtype} does not fit the pool {k_pool.shape} "
+                         f"{k_pool.dtype}")
+    threads = WARPS * 32
+    extra = {} if init_value is None else {"init_value": init_value}
+    (out,) = _kernel(backend)(
+        inputs=[q, k_pool, v_pool, tables.astype(mx.int32), ctx_lens.astype(mx.int32),
+                mx.array([scale, softcap or 0.0], dtype=mx.float32),
+                mx.array([window or 0], dtype=mx.int32)],
+        template=[("T", q.dtype), ("D", D), ("REP", Hq // Hkv), ("BS", block_size),
+                  ("WARPS", WARPS)],
+        grid=(B * Hkv * threads, 1, 1), threadgroup=(threads, 1, 1),
+        output_shapes=[(B, Hq, D)], output_dtypes=[q.dtype], **extra,
+    )
+    return out
