@@ -25,58 +25,73 @@ class SourceFile:
     text: str
 
 
+SIDES = ("train", "validation", "heldout")
+
+
 @dataclass(frozen=True)
 class Corpus:
+    """Three disjoint sets of files: to train on, to choose the checkpoint by, to report on."""
+
     root: Path
     train: list[SourceFile]
+    validation: list[SourceFile]
     heldout: list[SourceFile]
 
     def describe(self) -> dict[str, object]:
-        return {
-            "root": str(self.root),
-            "train_files": len(self.train),
-            "train_bytes": sum(len(f.text.encode()) for f in self.train),
-            "heldout_files": len(self.heldout),
-            "heldout_bytes": sum(len(f.text.encode()) for f in self.heldout),
-        }
+        out: dict[str, object] = {"root": str(self.root)}
+        for side in SIDES:
+            files: list[SourceFile] = getattr(self, side)
+            out[f"{side}_files"] = len(files)
+            out[f"{side}_bytes"] = sum(len(f.text.encode()) for f in files)
+        return out
 
 
 def stdlib_root() -> Path:
     return Path(sysconfig.get_paths()["stdlib"])
 
 
-def is_heldout(relpath: str, heldout_percent: float) -> bool:
-    """Whether a file belongs to the held-out side: a stable hash of its relative path."""
+def _bucket(relpath: str) -> float:
+    """A stable number in [0, 100) from a file's relative path."""
     digest = hashlib.sha256(relpath.encode()).digest()
-    bucket = int.from_bytes(digest[:4], "big") / 2**32 * 100
-    return bucket < heldout_percent
+    return int.from_bytes(digest[:4], "big") / 2**32 * 100
+
+
+def side_of(relpath: str, heldout_percent: float, validation_percent: float) -> str:
+    bucket = _bucket(relpath)
+    if bucket < heldout_percent:
+        return "heldout"
+    if bucket < heldout_percent + validation_percent:
+        return "validation"
+    return "train"
 
 
 def load_corpus(
     root: Path | None = None,
     *,
     heldout_percent: float = 4.0,
+    validation_percent: float = 2.0,
     limit_bytes: int | None = None,
 ) -> Corpus:
-    """Read every ``*.py`` under *root* (default: this interpreter's stdlib), split in two.
+    """Read every ``*.py`` under *root* (default: this interpreter's stdlib), split in three.
 
-    *limit_bytes* caps the train and the held-out side each (files taken in sorted path order),
-    for quick runs on small machines. Files that are not UTF-8 are skipped.
+    *limit_bytes* caps each side (files taken in sorted path order), for quick runs on small
+    machines. Files that are not UTF-8 are skipped.
     """
     root = stdlib_root() if root is None else root
     if not root.is_dir():
         raise VexelError(f"corpus root {root} is not a directory")
-    if not 0 < heldout_percent < 100:
-        raise VexelError(f"heldout_percent must be in (0, 100), got {heldout_percent}")
-    train: list[SourceFile] = []
-    heldout: list[SourceFile] = []
-    sizes = {"train": 0, "heldout": 0}
+    for name, pct in (("heldout_percent", heldout_percent),
+                      ("validation_percent", validation_percent)):
+        if not 0 < pct < 50:
+            raise VexelError(f"{name} must be in (0, 50), got {pct}")
+    files: dict[str, list[SourceFile]] = {side: [] for side in SIDES}
+    sizes = dict.fromkeys(SIDES, 0)
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root)
         if _EXCLUDED_DIRS.intersection(rel.parts[:-1]):
             continue
         relpath = rel.as_posix()
-        side = "heldout" if is_heldout(relpath, heldout_percent) else "train"
+        side = side_of(relpath, heldout_percent, validation_percent)
         if limit_bytes is not None and sizes[side] >= limit_bytes:
             continue
         try:
@@ -85,11 +100,10 @@ def load_corpus(
             continue
         if not text.strip():
             continue
-        (heldout if side == "heldout" else train).append(SourceFile(relpath, text))
+        files[side].append(SourceFile(relpath, text))
         sizes[side] += len(text.encode())
-    if not train or not heldout:
-        raise VexelError(
-            f"corpus root {root}: found {len(train)} train and {len(heldout)} held-out .py files;"
-            " both sides need at least one"
-        )
-    return Corpus(root, train, heldout)
+    empty = [side for side in SIDES if not files[side]]
+    if empty:
+        raise VexelError(f"corpus root {root}: no .py files fell on the {' and '.join(empty)} "
+                         "side; every side needs at least one")
+    return Corpus(root, files["train"], files["validation"], files["heldout"])

@@ -33,6 +33,9 @@ class TrainSettings:
     # mx.compile fuses the step into few kernels (the GPU's win); on the CPU backend it
     # spends ~15 s compiling C++ first, which a short run never earns back.
     compile: bool = True
+    # Every this many steps, score the validation files; the best-scoring weights are kept
+    # (0: no validation, the last weights are kept).
+    eval_every: int = 0
     # Draft training only: the weight of the KL term towards the target's distribution.
     distill_weight: float = 0.0
 
@@ -44,6 +47,8 @@ class TrainResult:
     tokens: int
     final_loss: float
     losses: list[tuple[int, float]] = field(default_factory=list)
+    validation: list[tuple[int, float]] = field(default_factory=list)
+    best_step: int | None = None  # the step whose weights were kept
 
     @property
     def tokens_per_second(self) -> float:
@@ -75,8 +80,14 @@ def train(
     *,
     teacher: TinyLlama | None = None,
     tag: str = "model",
+    validate: Callable[[TinyLlama], float] | None = None,
 ) -> TrainResult:
     """Train *model* in place for ``settings.steps`` steps.
+
+    With *validate* (a loss on files neither trained on nor reported on) and
+    ``settings.eval_every``, the model ends with the weights of its best validation score:
+    a small corpus repeated for many epochs gets memorized, and this stops that from being
+    what ships.
 
     With a *teacher* (the draft's case), the loss mixes next-token cross-entropy with
     ``distill_weight`` times the KL divergence from the teacher's distribution: a draft that
@@ -107,6 +118,7 @@ def train(
         step = partial(mx.compile, inputs=state, outputs=state)(step)
 
     result = TrainResult(0, 0.0, 0, math.nan)
+    best_params: dict[str, object] = {}
     tokens_per_step = settings.batch_size * settings.seq_len
     start = last_time = time.perf_counter()
     last_step = 0
@@ -122,6 +134,21 @@ def train(
                 tokens_per_s=round((i - last_step) * tokens_per_step / (now - last_time)))
             result.losses.append((i, value))
             last_time, last_step = now, i
+        if validate is not None and settings.eval_every and (
+            i % settings.eval_every == 0 or i == settings.steps
+        ):
+            score = validate(model)
+            log("validation", model=tag, step=i, loss=round(score, 4))
+            if not result.validation or score < min(v for _, v in result.validation):
+                best_params, result.best_step = model.parameters(), i
+            result.validation.append((i, score))
+            last_time = time.perf_counter()  # keep validation out of the throughput figure
+    if result.best_step is not None:
+        # MLX arrays are immutable and updates rebind them, so the tree taken at the best
+        # step still holds that step's weights.
+        model.update(best_params)
+        log("best", model=tag, step=result.best_step,
+            loss=round(min(v for _, v in result.validation), 4))
     result.steps = settings.steps
     result.seconds = time.perf_counter() - start
     result.tokens = settings.steps * tokens_per_step

@@ -18,13 +18,14 @@ import os
 import platform
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import mlx.core as mx
 import numpy as np
 from gguf import GGMLQuantizationType
+from tokenizers import Tokenizer
 
 from training import corpus as corpus_mod
 from training.checkpoint import save_checkpoint
@@ -63,7 +64,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="directory of .py files (default: this interpreter's stdlib)")
     p.add_argument("--corpus-limit", type=int, default=None,
                    help="bytes of source per side (train, held-out) at most")
-    p.add_argument("--heldout-percent", type=float, default=4.0)
+    p.add_argument("--heldout-percent", type=float, default=4.0,
+                   help="share of files held out for the reported metrics")
+    p.add_argument("--validation-percent", type=float, default=2.0,
+                   help="share of files that choose the kept checkpoint")
     p.add_argument("--vocab-size", type=int, default=4096)
     p.add_argument("--preset", choices=["full", "tiny"], default="full",
                    help="full: the shipped shapes; tiny: toy shapes for tests")
@@ -71,6 +75,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--steps", type=int, default=None, help="target steps")
     p.add_argument("--draft-steps", type=int, default=None, help="draft steps")
+    p.add_argument("--epochs", type=float, default=None,
+                   help="passes over the training tokens (sets the step counts)")
     p.add_argument("--time-budget", type=float, default=None,
                    help="seconds of training for both models; sets the step counts")
     p.add_argument("--draft-share", type=float, default=0.25,
@@ -84,14 +90,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None,
                    help="mx.compile the training step (default: on a GPU only)")
     p.add_argument("--eval-windows", type=int, default=64, help="held-out windows to score")
+    p.add_argument("--eval-every", type=int, default=100,
+                   help="steps between validation scores (0: keep the last weights)")
+    p.add_argument("--validation-windows", type=int, default=32)
     p.add_argument("--export", choices=[*EXPORT_TYPES, "none"], default="q8_0")
     p.add_argument("--no-checkpoint", action="store_true", help="skip safetensors checkpoints")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--log-every", type=int, default=25)
     p.add_argument("--log-format", choices=["console", "json"], default="console")
     args = p.parse_args(argv)
-    if args.steps is None and args.time_budget is None:
-        p.error("give --steps (and optionally --draft-steps) or --time-budget")
+    if args.steps is None and args.time_budget is None and args.epochs is None:
+        p.error("give --steps (and optionally --draft-steps), --epochs or --time-budget")
     return args
 
 
@@ -110,7 +119,15 @@ class RunLog:
         self.file.flush()
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
+@dataclass
+class RunOutput:
+    metrics: dict[str, Any]
+    tokenizer: Tokenizer
+    target: TinyLlama  # float32 compute, as trained
+    draft: TinyLlama
+
+
+def run(args: argparse.Namespace) -> RunOutput:
     args.out.mkdir(parents=True, exist_ok=True)
     log = RunLog(args.out / "train_log.jsonl")
     gpu = mx.default_device() == mx.gpu
@@ -125,6 +142,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     # 1. Corpus and tokenizer.
     t0 = time.perf_counter()
     corpus = corpus_mod.load_corpus(args.corpus_root, heldout_percent=args.heldout_percent,
+                                    validation_percent=args.validation_percent,
                                     limit_bytes=args.corpus_limit)
     log("corpus", **corpus.describe())
     tokenizer = train_tokenizer((f.text for f in corpus.train), args.vocab_size)
@@ -132,8 +150,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     vocab = to_gguf_vocab(tokenizer)
     train_stream = join_documents(
         encode_documents(tokenizer, [f.text for f in corpus.train]), vocab.eos_id)
-    heldout_stream = join_documents(
-        encode_documents(tokenizer, [f.text for f in corpus.heldout]), vocab.eos_id)
+    heldout_stream, validation_stream = (
+        join_documents(encode_documents(tokenizer, [f.text for f in files]), vocab.eos_id)
+        for files in (corpus.heldout, corpus.validation))
     vocab_size = len(vocab.tokens)
     log("tokenized", vocab_size=vocab_size, train_tokens=len(train_stream),
         heldout_tokens=len(heldout_stream), seconds=round(time.perf_counter() - t0, 1))
@@ -151,6 +170,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     def settings(steps: int, lr: float, distill: float) -> TrainSettings:
         return TrainSettings(steps=steps, batch_size=args.batch_size, seq_len=args.seq_len,
                              lr=lr, log_every=args.log_every, distill_weight=distill,
+                             eval_every=args.eval_every,
                              compile=gpu if args.compile is None else args.compile)
 
     def sampler(seed: int) -> BatchSampler:
@@ -172,19 +192,29 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         draft_steps = draft_steps or max(1, int(args.time_budget * share / d_step))
         log("budget", seconds=args.time_budget, target_step_s=round(t_step, 4),
             draft_step_s=round(d_step, 4), target_steps=target_steps, draft_steps=draft_steps)
+    if args.epochs is not None:
+        steps_per_epoch = len(train_stream) / (args.batch_size * args.seq_len)
+        target_steps = target_steps or max(1, round(args.epochs * steps_per_epoch))
+        log("epochs", epochs=args.epochs, steps_per_epoch=round(steps_per_epoch, 1),
+            steps=target_steps)
     draft_steps = draft_steps or target_steps
+    validation_windows = heldout_windows(validation_stream, args.seq_len,
+                                         args.validation_windows)
+
+    def validate(model: TinyLlama) -> float:
+        return evaluate(model, validation_windows).loss
     assert target_steps is not None and draft_steps is not None
 
     # 4. Train the target, then the draft distilled from it.
     mx.random.seed(args.seed)
     target = new_model(target_cfg)
     target_run = train(target, sampler(args.seed), settings(target_steps, args.lr, 0.0), log,
-                       tag="target")
+                       tag="target", validate=validate)
     mx.random.seed(args.seed + 1)
     draft = new_model(draft_cfg)
     draft_run = train(draft, sampler(args.seed + 1),
                       settings(draft_steps, args.draft_lr, args.distill_weight), log,
-                      teacher=target, tag="draft")
+                      teacher=target, tag="draft", validate=validate)
 
     # 5. Held-out metrics, in float32 (what the exported files compute).
     target.compute_dtype = draft.compute_dtype = mx.float32
@@ -213,6 +243,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "corpus": corpus.describe(), "heldout_percent": args.heldout_percent,
         "vocab_size": vocab_size, "seq_len": args.seq_len, "batch_size": args.batch_size,
         "train_tokens": int(len(train_stream)), "heldout_tokens": int(len(heldout_stream)),
+        "validation_tokens": int(len(validation_stream)),
         "target": {"config": target_cfg.to_dict(), "params": n_target,
                    "train": _run_summary(target_run), "heldout": asdict(target_eval)},
         "draft": {"config": draft_cfg.to_dict(), "params": n_draft,
@@ -224,13 +255,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     }
     (args.out / "metrics.json").write_text(json.dumps(metrics, indent=2))
     log("done", seconds=metrics["seconds_total"], files=metrics["files"])
-    return metrics
+    return RunOutput(metrics, tokenizer, target, draft)
 
 
 def _run_summary(r: Any) -> dict[str, Any]:
     return {"steps": r.steps, "seconds": round(r.seconds, 2), "tokens": r.tokens,
             "tokens_per_s": round(r.tokens_per_second), "final_loss": r.final_loss,
-            "losses": r.losses}
+            "losses": r.losses, "validation": r.validation, "kept_step": r.best_step}
 
 
 def main(argv: list[str] | None = None) -> int:
