@@ -1,0 +1,90 @@
+"""Phi-2 (GGUF ``general.architecture = "phi2"``), as llama.cpp runs it.
+
+One LayerNorm (with bias) feeds attention and the GELU MLP in parallel; Q, K and V come fused
+in ``attn_qkv`` with a bias; rotary embedding on the first ``rope.dimension_count`` features of
+each head only (NeoX style); the output projection has a bias.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mlx.nn as nn
+
+from vexel_core.gguf.reader import GGUFFile
+from vexel_core.model.architecture import KVSpec
+from vexel_core.model.decoder import DecoderLM, ParallelBlock
+from vexel_core.model.layers import MLP, Attention, AttentionOptions, LayerNorm, RoPE, gelu_tanh
+from vexel_core.model.metadata import ArchKeys, activation_dtype
+from vexel_core.model.weights import Weights
+from vexel_core.plugins import PluginHost
+
+
+@dataclass(frozen=True)
+class ModelArgs:
+    hidden: int
+    layers: int
+    ffn: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    rope_dims: int
+    rope_base: float
+    rope_scale: float
+    rope_attn_factor: float
+    norm_eps: float
+    context_len: int
+    vocab_size: int
+
+    @classmethod
+    def from_gguf(cls, g: GGUFFile) -> ModelArgs:
+        k = ArchKeys(g)
+        hidden = k.int("embedding_length")
+        heads = k.int("attention.head_count")
+        head_dim = k.int("attention.key_length", hidden // heads if heads else None)
+        return cls(
+            hidden=hidden,
+            layers=k.int("block_count"),
+            ffn=k.int("feed_forward_length"),
+            heads=heads,
+            kv_heads=k.int("attention.head_count_kv", heads),
+            head_dim=head_dim,
+            rope_dims=k.int("rope.dimension_count", head_dim),
+            rope_base=k.float("rope.freq_base", 10000.0),
+            rope_scale=k.rope_position_scale(),
+            rope_attn_factor=k.float("rope.scaling.attn_factor", 1.0),
+            norm_eps=k.float("attention.layer_norm_epsilon"),
+            context_len=k.int("context_length"),
+            vocab_size=k.vocab_size(),
+        )
+
+
+class Phi2Architecture:
+    def load(self, gguf: GGUFFile, host: PluginHost) -> DecoderLM:
+        a = ModelArgs.from_gguf(gguf)
+        dtype = activation_dtype(gguf.tensor("blk.0.ffn_down.weight").ggml_type.name)
+        w = Weights(gguf, host, dtype)
+        rope = RoPE(a.rope_dims, a.rope_base, interleaved=False, scale=a.rope_scale,
+                    attn_factor=a.rope_attn_factor)
+        opts = AttentionOptions(a.heads, a.kv_heads, a.head_dim)
+        q_rows, kv_rows = a.heads * a.head_dim, a.kv_heads * a.head_dim
+        blocks: list[nn.Module] = []
+        for i in range(a.layers):
+            p = f"blk.{i}"
+            attn = Attention(i, opts, rope, w.linear(f"{p}.attn_output", a.hidden, q_rows),
+                             **w.attention_projections(p, q_rows, kv_rows, a.hidden))
+            mlp = MLP(w.linear(f"{p}.ffn_up", a.ffn, a.hidden),
+                      w.linear(f"{p}.ffn_down", a.hidden, a.ffn), act=gelu_tanh)
+            norm = LayerNorm(w.vector(f"{p}.attn_norm.weight"),
+                             w.optional_vector(f"{p}.attn_norm.bias"), a.norm_eps)
+            blocks.append(ParallelBlock(norm, attn, mlp))
+        return DecoderLM(
+            embed=w.embedding("token_embd.weight", a.vocab_size, a.hidden),
+            blocks=blocks,
+            norm=LayerNorm(w.vector("output_norm.weight"),
+                           w.optional_vector("output_norm.bias"), a.norm_eps),
+            head=w.linear("output", a.vocab_size, a.hidden),
+            kv_spec=KVSpec(a.layers, a.kv_heads, a.head_dim, a.context_len, dtype),
+            vocab_size=a.vocab_size,
+            dtype=dtype,
+        )
