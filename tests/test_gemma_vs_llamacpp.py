@@ -1,0 +1,82 @@
+"""Gemma 2 in eight formats against llama.cpp on the same file (tolerances in
+`tests.arch_checks`).
+
+The file has head size 256 with GQA (2 query heads, 1 KV head, q rows ≠ hidden), a sliding
+window of 8 on the even layers (every test prompt is longer), attention and final soft-caps
+that change the logits, and post-norm weights ≈ 4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.arch_checks import (
+    FORMATS,
+    GREEDY_FORMATS,
+    check_batched_equals_sequential,
+    check_generate,
+    check_greedy,
+    check_inspect,
+    check_logits,
+    fresh_seed,
+    in_format,
+    prompt,
+)
+from tests.builders.phi_gemma import GEMMA2, write_gemma2
+from tests.helpers import llama_cpp_logits, load, pearson, prompt_logits
+from vexel_core.plugins import load_plugins
+
+
+@pytest.fixture(scope="module")
+def host():  # type: ignore[no-untyped-def]
+    return load_plugins(strict=True)
+
+
+@pytest.fixture(scope="module")
+def f32_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    seed = fresh_seed()
+    print(f"weights seed: {seed}")
+    return write_gemma2(tmp_path_factory.mktemp("gemma") / "gemma2.gguf", GEMMA2, seed)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_logits_match_llama_cpp(fmt: str, f32_file: Path, host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = in_format(f32_file, fmt, tmp_path)
+    check_logits(path, fmt, prompt(len(fmt), 24), host, tmp_path)
+
+
+@pytest.mark.parametrize("fmt", GREEDY_FORMATS)
+def test_greedy_continuations_identical(fmt: str, f32_file: Path, host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    check_greedy(in_format(f32_file, fmt, tmp_path), fmt, prompt(11, 12), host)
+
+
+@pytest.mark.parametrize("backend", ["sdpa", "paged"])
+def test_batched_equals_sequential(backend: str, f32_file: Path, host) -> None:  # type: ignore[no-untyped-def]
+    check_batched_equals_sequential(f32_file, host, backend, seed=7)
+
+
+def test_generate_command(f32_file: Path) -> None:
+    check_generate(f32_file)
+
+
+def test_inspect(f32_file: Path) -> None:
+    check_inspect(f32_file, {"architecture": "gemma2", "head_dim": 256, "head_count": 2,
+                             "head_count_kv": 1, "embedding_length": 256})
+
+
+def test_sliding_layers_from_a_per_layer_pattern(host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """``attention.sliding_window_pattern`` as flags overrides the period: here layer 1
+    slides and layer 0 attends globally, the reverse of Gemma 2's default."""
+    seed = fresh_seed()
+    default = write_gemma2(tmp_path / "default.gguf", GEMMA2, seed)
+    swapped = write_gemma2(tmp_path / "swapped.gguf",
+                           replace(GEMMA2, sliding_pattern=(False, True)), seed)
+    tokens = prompt(2, 24)
+    ours = prompt_logits(load(swapped, host), tokens, host)
+    ref = llama_cpp_logits(swapped, tokens)
+    assert min(pearson(ours[i], ref[i]) for i in range(len(tokens))) >= 0.999
+    before = prompt_logits(load(default, host), tokens, host)
+    assert pearson(ours[-1], before[-1]) < 0.99  # which layer slides matters
