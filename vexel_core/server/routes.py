@@ -21,7 +21,6 @@ from starlette.routing import Route
 
 from vexel_core.engine import GenerationRequest
 from vexel_core.errors import RequestError
-from vexel_core.sampling.params import MAX_LOGPROBS
 from vexel_core.server.errors import bad_request
 from vexel_core.server.metrics import CONTENT_TYPE
 from vexel_core.server.openai_format import ChatFormat, CompletionFormat
@@ -69,10 +68,9 @@ async def _until_disconnected(request: Request, work: Awaitable[T]) -> T | None:
         await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         watcher.cancel()
-    if task.done():
-        return task.result()
-    task.cancel()
-    return None
+        if not task.done():  # the client left (or the server is stopping)
+            task.cancel()
+    return None if task.cancelled() else task.result()
 
 
 # -- generation -----------------------------------------------------------------------------
@@ -82,9 +80,6 @@ async def chat_completions(request: Request) -> Response:
     engine = state.ready()
     body = await _parse(request, ChatCompletionBody)
     body.check_supported()
-    if body.top_logprobs is not None and not 0 <= body.top_logprobs <= MAX_LOGPROBS:
-        raise bad_request(f"top_logprobs must be between 0 and {MAX_LOGPROBS}; got "
-                          f"{body.top_logprobs}", param="top_logprobs")
     model = state.check_model(body.model)
     prompt = engine.tokenizer.encode_chat(body.messages)
     return await _generate(request, state, body, f"chatcmpl-{uuid.uuid4().hex}", model,

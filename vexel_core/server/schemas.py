@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from vexel_core.sampling.params import SamplingParams
+from vexel_core.sampling.params import MAX_LOGPROBS, SamplingParams
 from vexel_core.server.errors import bad_request
 
 
@@ -107,6 +107,9 @@ class ChatCompletionBody(GenerationBody):
                 raise bad_request(f"{name} is not supported yet", param=name)
         if self.top_logprobs is not None and not self.logprobs:
             raise bad_request("top_logprobs needs logprobs set to true", param="top_logprobs")
+        if self.top_logprobs is not None and not 0 <= self.top_logprobs <= MAX_LOGPROBS:
+            raise bad_request(f"top_logprobs must be between 0 and {MAX_LOGPROBS}; got "
+                              f"{self.top_logprobs}", param="top_logprobs")
 
     def max_new_tokens(self) -> int | None:
         """``max_completion_tokens`` (the current name) or ``max_tokens``; None: no limit."""
