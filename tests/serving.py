@@ -3,10 +3,12 @@ a pseudo-terminal driver."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import select
 import subprocess
+import termios
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -81,8 +83,11 @@ class Terminal:
     def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
         master, slave = os.openpty()
         self.fd = master
+        # A session of its own with the pty as controlling terminal, so Ctrl-C (\x03) becomes
+        # SIGINT as in a real terminal (setsid runs before preexec_fn).
         self.process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave,
                                         close_fds=True, start_new_session=True,
+                                        preexec_fn=_take_terminal,
                                         env={**os.environ, **(env or {})})
         os.close(slave)
         self.buffer = b""
@@ -118,3 +123,7 @@ class Terminal:
             self.process.kill()
             self.process.wait()
         os.close(self.fd)
+
+
+def _take_terminal() -> None:
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)

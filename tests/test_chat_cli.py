@@ -30,25 +30,33 @@ def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_tiny_model(tmp_path_factory.mktemp("chat") / "tiny.gguf")
 
 
-def greedy_answer(model: Path, messages: list[dict[str, str]]) -> str:
-    """llama.cpp's greedy answer to *messages*, up to MAX_TOKENS or an end-of-turn token."""
+def greedy_tokens(model: Path, messages: list[dict[str, str]], limit: int) -> list[int]:
+    """llama.cpp's greedy answer to *messages*: up to *limit* tokens or an end-of-turn."""
     import llama_cpp
 
     tokenizer = load_model(model).tokenizer
     prompt = tokenizer.encode_chat(messages)
+    # One thread: on a busy 2-core machine llama.cpp's threads spin-wait on each other.
     llm = llama_cpp.Llama(str(model), logits_all=True, verbose=False, n_ctx=256, n_threads=1,
                           type_k=0, type_v=0)
     llm.eval(prompt)
     tokens: list[int] = []
-    while len(tokens) < MAX_TOKENS:
+    while len(tokens) < limit:
         token = int(np.argmax(llm.scores[llm.n_tokens - 1]))
         if token in tokenizer.stop_ids:
             break
         tokens.append(token)
         llm.eval([token])
-    text = llm.detokenize(tokens).decode("utf-8", "replace")
     llm.close()
-    return text
+    return tokens
+
+
+def greedy_answer(model: Path, messages: list[dict[str, str]]) -> str:
+    import llama_cpp
+
+    tokens = greedy_tokens(model, messages, MAX_TOKENS)
+    llm = llama_cpp.Llama(str(model), vocab_only=True, verbose=False)
+    return llm.detokenize(tokens).decode("utf-8", "replace")
 
 
 def answer(term: Terminal, text: str) -> tuple[str, re.Match[bytes]]:
@@ -70,8 +78,8 @@ def command(term: Terminal, line: str, reply: bytes) -> re.Match[bytes]:
     return term.expect(reply)
 
 
-def chat_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "vexel_core.cli", "chat", "-n", str(MAX_TOKENS), *args]
+def chat_command(*args: str, max_tokens: int = MAX_TOKENS) -> list[str]:
+    return [sys.executable, "-m", "vexel_core.cli", "chat", "-n", str(max_tokens), *args]
 
 
 def test_local_chat_answers_obeys_set_and_exits(model_path: Path, tmp_path: Path) -> None:
@@ -131,3 +139,32 @@ def test_chat_with_a_server(model_path: Path) -> None:
             assert term.process.wait(timeout=30) == 0
         finally:
             term.close()
+
+
+def test_ctrl_c_stops_an_answer_and_frees_its_blocks(model_path: Path) -> None:
+    long = 150
+    questions = ["Tell me everything.", "Write a long poem.", "Describe the sea.",
+                 "List many animals."]
+    # A question whose greedy answer runs the whole way, so only Ctrl-C can stop it early.
+    question = next((q for q in questions if len(greedy_tokens(
+        model_path, [{"role": "user", "content": q}], long)) == long), None)
+    if question is None:
+        pytest.skip("every greedy answer of this random model ends early")
+    term = Terminal(chat_command("-m", str(model_path), "--kv-cache-memory", "16MiB",
+                                 "--temperature", "0", max_tokens=long), ENV)
+    try:
+        term.expect(PROMPT, timeout=60)
+        term.send(question + "\n")
+        term.expect(re.escape(question.encode()) + rb"\r\n")
+        term.send("\x03")
+        stats = term.expect(STATS)
+        assert stats.group(4) == b"interrupted" and int(stats.group(3)) < long
+
+        def blocks_in_use() -> bytes:
+            return command(term, "/stats", rb"KV cache (\d+)/").group(1)
+
+        assert any(blocks_in_use() == b"0" for _ in range(50))
+        command(term, "/exit", rb"")
+        assert term.process.wait(timeout=30) == 0
+    finally:
+        term.close()

@@ -196,8 +196,9 @@ class ChatSession:
         stats = AnswerStats()
         pieces: list[str] = []
         start = time.perf_counter()
+        stream = self.backend.answer(self.messages(), self.params, stats)
         try:
-            for piece in self.backend.answer(self.messages(), self.params, stats):
+            for piece in stream:
                 if piece and stats.first_token_s is None:
                     stats.first_token_s = time.perf_counter() - start
                 pieces.append(piece)
@@ -206,8 +207,12 @@ class ChatSession:
             stats.finish_reason = "interrupted"
         except VexelError as err:  # a refused request (e.g. over the context): say so, go on
             self.history.pop()
-            click.echo(f"\nerror: {err}")
+            hint = "; /clear starts over" if getattr(err, "code", None) == \
+                "context_length_exceeded" else ""
+            click.echo(f"\nerror: {err}{hint}")
             return
+        finally:
+            stream.close()  # an answer cut short is cancelled now, its KV blocks freed
         stats.total_s = time.perf_counter() - start
         self.history.append({"role": "assistant", "content": "".join(pieces)})
         stats.answers = 1
@@ -311,19 +316,18 @@ def repl(session: ChatSession) -> None:
     while True:
         try:
             text = read_message()
+            if not text.strip():
+                continue
+            if text.startswith("/"):
+                if not session.command(text.strip()):
+                    return
+                continue
+            session.ask(text)
         except EOFError:
             click.echo("")
             return
-        except KeyboardInterrupt:  # Ctrl-C at the prompt drops the line, as shells do
+        except KeyboardInterrupt:  # Ctrl-C outside an answer drops the line, as shells do
             click.echo("")
-            continue
-        if not text.strip():
-            continue
-        if text.startswith("/"):
-            if not session.command(text.strip()):
-                return
-            continue
-        session.ask(text)
 
 
 @click.command()
