@@ -67,7 +67,9 @@ class ServerState:
             engine = await asyncio.to_thread(self.engine_factory)
         except Exception as exc:
             self.load_error = exc
-            log.error("model failed to load", error=str(exc))
+            # our own errors name the file and the problem; anything else is a bug: trace it
+            log.error("model failed to load", error=str(exc),
+                      exc_info=not isinstance(exc, VexelError))
             if self.on_load_failure is not None:
                 self.on_load_failure(exc)
             return
