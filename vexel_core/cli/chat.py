@@ -22,7 +22,7 @@ import contextlib
 import json
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -67,7 +67,7 @@ class Backend(Protocol):
     name: str
 
     def answer(self, messages: list[dict[str, str]], params: dict[str, Any],
-               stats: AnswerStats) -> Iterator[str]:
+               stats: AnswerStats) -> Generator[str, None, None]:
         """Stream the answer's text; fill *stats* as it goes. Closing the iterator early
         cancels the request."""
         ...
@@ -114,7 +114,7 @@ class LocalBackend:
         self._count = 0
 
     def answer(self, messages: list[dict[str, str]], params: dict[str, Any],
-               stats: AnswerStats) -> Iterator[str]:
+               stats: AnswerStats) -> Generator[str, None, None]:
         from vexel_core.engine import GenerationRequest
 
         self._count += 1
@@ -153,7 +153,7 @@ class RemoteBackend:
         self.name = self.client.models()[0].id
 
     def answer(self, messages: list[dict[str, str]], params: dict[str, Any],
-               stats: AnswerStats) -> Iterator[str]:
+               stats: AnswerStats) -> Generator[str, None, None]:
         with self.client.chat_stream(messages, model=self.name, **params) as stream:
             for delta in stream:
                 if delta.finish_reason is not None:
