@@ -3,9 +3,11 @@ test modules, so that Phi and Gemma are held to the same rules without copies of
 
 Tolerances:
 - F32/F16/BF16/Q8_0: Pearson >= 0.999 over the vocabulary at every prompt position, and the
-  same argmax at the last one. Both engines compute the same function; F16/BF16 differ by
-  rounding, llama.cpp rounds GELU inputs to float16 and multiplies Q8_0 matrices with
-  activations quantized to 8 bits: each costs ~1e-4 of correlation.
+  same argmax at the last one unless llama.cpp's top two are a near tie (`TIE`). Both engines
+  compute the same function; F16/BF16 differ by rounding, llama.cpp rounds GELU inputs to
+  float16 and multiplies Q8_0 matrices with activations quantized to 8 bits: each costs
+  ~1e-4 of correlation. (The test models keep attention smooth: sharp attention amplifies
+  that rounding past the tolerance.)
 - Q4_0, Q4_K, Q5_K, Q6_K: Pearson >= 0.99. llama.cpp quantizes activations to 8 bits before
   every low-bit product, which moves logits by a few percent of their range; we do not.
 - Our quantized path must equal our float path on the dequantized weights (gguf's reference)
@@ -29,7 +31,6 @@ from tests.helpers import (
     assert_same_greedy,
     dequantized_copy,
     engine_for,
-    greedy_engine,
     llama_cpp_greedy_margins,
     llama_cpp_logits,
     load,
@@ -45,9 +46,15 @@ FORMATS = ["F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"]
 EXACT = {"F32", "F16", "BF16", "Q8_0"}
 GREEDY_FORMATS = ["F32", "F16", "Q8_0"]
 
+# A near tie: llama.cpp's top-2 gap below the logit differences each format shows against
+# it, as a fraction of the logits' standard deviation (~4 for Phi, ~8 for Gemma). Worst
+# swaps measured over 12 random models each: F32 0.1%, F16 0.2%, BF16 0.3%, Q8_0 6% (llama.cpp
+# rounds activations to BF16 / 8 bits for those products).
+TIE = {"F32": 0.005, "F16": 0.0125, "BF16": 0.0125, "Q8_0": 0.075}
+
 
 def fresh_seed() -> int:
-    """New weights every run (printed by pytest on failure through the test's arguments)."""
+    """New weights every run; fixtures print it, so a failure's captured output shows it."""
     return int(np.random.default_rng().integers(1 << 30))
 
 
@@ -67,8 +74,9 @@ def check_logits(path: Path, fmt: str, tokens: list[int], host: PluginHost, fold
     floor = 0.999 if fmt in EXACT else 0.99
     worst = min(range(len(tokens)), key=lambda pos: pearson(ours[pos], ref[pos]))
     assert pearson(ours[worst], ref[worst]) >= floor, (fmt, worst, pearson(ours[worst], ref[worst]))
-    if fmt in EXACT:
-        assert ours[-1].argmax() == ref[-1].argmax()
+    if fmt in EXACT:  # the same next token, unless llama.cpp sees a near tie
+        last, pick = ref[-1], int(ours[-1].argmax())
+        assert last.max() - last[pick] <= TIE[fmt] * last.std(), (fmt, pick, last.argmax())
     if fmt not in ("F32", "F16", "BF16"):
         dense = load(dequantized_copy(path, folder / "dequantized.gguf"), host)
         expected = prompt_logits(dense, tokens, host)
@@ -76,21 +84,23 @@ def check_logits(path: Path, fmt: str, tokens: list[int], host: PluginHost, fold
         assert rel <= 1e-3, (fmt, rel)
 
 
-# A near tie: llama.cpp's top-2 gap below the logit differences each format shows against
-# it, as a fraction of the logits' standard deviation (~4 for Phi, ~8 for Gemma). Measured
-# worst cases: F32 0.1%, F16 0.2%, Q8_0 5% (llama.cpp quantizes activations to 8 bits).
-TIE = {"F32": 0.005, "F16": 0.0125, "Q8_0": 0.075}
 
 
-def check_greedy(path: Path, fmt: str, tokens: list[int], host: PluginHost, n: int = 32) -> None:
+def check_greedy(path: Path, fmt: str, tokens: list[int], host: PluginHost, n: int = 32,
+                 context_len: int = 512) -> None:
     """Our engine's greedy continuation (prefill, then decode steps on the paged cache) equals
     llama.cpp's token for token, except at near ties in llama.cpp's own logits: there the
-    engines may part, and the comparison resumes from llama.cpp's token."""
-    ref, margins = llama_cpp_greedy_margins(path, tokens, n)
-    tie = TIE[fmt] * float(llama_cpp_logits(path, tokens)[-1].std())
+    engines may part, and the comparison resumes from llama.cpp's token. Both run with a
+    context of *context_len* tokens (llama.cpp's ``n_ctx``; a multiple of 256, as it pads)."""
+    ref, margins = llama_cpp_greedy_margins(path, tokens, n, n_ctx=context_len)
+    tie = TIE[fmt] * float(llama_cpp_logits(path, tokens, n_ctx=context_len)[-1].std())
+    greedy = SamplingParams(temperature=0.0)
     done, ties = 0, 0
     while done < n:
-        ours = greedy_engine(path, tokens + ref[:done], n - done, host)
+        engine = engine_for(path, host, context_len=context_len)
+        request = GenerationRequest("g", tokens + ref[:done], greedy, max_tokens=n - done,
+                                    ignore_eos=True)
+        ours = run_to_completion(engine, [request])["g"][0]
         assert_same_greedy(ours, ref[done:], margins[done:], tie)  # a difference is a tie
         parted = next((i for i, (a, b) in enumerate(zip(ours, ref[done:], strict=True))
                        if a != b), None)

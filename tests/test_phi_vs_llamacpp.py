@@ -26,18 +26,8 @@ from tests.arch_checks import (
     prompt,
 )
 from tests.builders.phi_gemma import PHI2, Phi3Shape, write_phi2, write_phi3
-from tests.helpers import (
-    engine_for,
-    llama_cpp_greedy,
-    llama_cpp_logits,
-    load,
-    pearson,
-    prompt_logits,
-)
-from tests.helpers import run_to_completion as run
-from vexel_core.engine import GenerationRequest
+from tests.helpers import llama_cpp_logits, load, pearson, prompt_logits
 from vexel_core.plugins import load_plugins
-from vexel_core.sampling.params import SamplingParams
 
 PHI3 = Phi3Shape(sliding_window=8)
 VARIANTS = ["phi2", "phi3"]
@@ -103,7 +93,4 @@ def test_longrope_factors_follow_the_context_length(f32_files: dict[str, Path], 
     ref = llama_cpp_logits(path, tokens, n_ctx=256)
     assert min(pearson(short[i], ref[i]) for i in range(len(tokens))) >= 0.999
     # and through the engine: its context_len setting reaches the model
-    engine = engine_for(path, host, context_len=PHI3.original_context)
-    request = GenerationRequest("s", tokens, SamplingParams(temperature=0.0), max_tokens=16,
-                                ignore_eos=True)
-    assert run(engine, [request])["s"][0] == llama_cpp_greedy(path, tokens, 16, n_ctx=256)
+    check_greedy(path, "F32", tokens, host, n=16, context_len=PHI3.original_context)

@@ -57,7 +57,7 @@ class Phi3Shape:
     long_rope: bool = True
     sliding_window: int = 0  # written when > 0 (llama.cpp then ignores it, see vexel_phi.phi3)
     rope_base: float = 10000.0
-    qk_gain: float = 1.5  # scores of a few units: sharper attention amplifies rounding
+    qk_gain: float = 1.0  # scores of order 1: sharper attention amplifies rounding
 
     @property
     def hidden(self) -> int:
