@@ -23,7 +23,7 @@ def test_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert (s.engine.max_batch_size, s.engine.context_len, s.engine.kv_block_size) == (5, 200, 32)
     s = load_settings(cfg, {"engine": {"max_batch_size": 7, "context_len": None}})
     assert (s.engine.max_batch_size, s.engine.context_len) == (7, 200)
-    assert s.engine.attention_backend == "sdpa"  # default untouched
+    assert s.engine.attention_backend == "auto"  # default untouched
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,10 @@ class EngineSettings(_Group):
     context_len: int | None = Field(
         None, ge=16, description="tokens per sequence at most (default: the model's)"
     )
-    attention_backend: str = Field("sdpa", min_length=1, description="registered backend name")
+    attention_backend: str = Field(
+        "auto", min_length=1,
+        description="registered backend name, or auto (paged where its GPU kernel runs, "
+                    "else sdpa)")
     kv_block_size: Literal[8, 16, 32, 64, 128] = Field(16, description="tokens per KV block")
     kv_cache_memory: str = Field(
         "0.5", description="KV pool size: bytes with a unit ('2GiB') or a fraction of memory"

@@ -67,6 +67,16 @@ def device_memory_bytes() -> int:
     return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
 
 
+def resolve_backend(name: str) -> str:
+    """``auto``: the paged backend where its GPU kernel runs (it reads the cache in place),
+    MLX's fused attention elsewhere."""
+    if name != "auto":
+        return name
+    from vexel_core.attention.kernels import kernel_backend
+
+    return "paged" if kernel_backend() is not None else "sdpa"
+
+
 class LLMEngine:
     def __init__(self, loaded: LoadedModel, settings: EngineSettings,
                  host: PluginHost | None = None) -> None:
@@ -82,7 +92,7 @@ class LLMEngine:
         self.num_blocks = self._pool_blocks(settings)
         self.blocks = BlockManager(self.num_blocks, bs, prefix_cache=settings.enable_prefix_cache)
         self.pool = KVPool(spec, self.num_blocks, bs)
-        backend = host.attention_backends.get(settings.attention_backend)
+        backend = host.attention_backends.get(resolve_backend(settings.attention_backend))
         self.runner = ModelRunner(self.model, self.pool, self.blocks, backend)
         self.scheduler = Scheduler(
             self.blocks,
@@ -173,7 +183,8 @@ class LLMEngine:
             now = time.monotonic()
             for s in schedule.seqs:
                 s.seq.num_computed += s.num_tokens
-                self.blocks.cache_full_blocks(s.seq.table, s.seq.token_ids())
+                if s.seq.num_computed // self.blocks.block_size > len(s.seq.table.hashes):
+                    self.blocks.cache_full_blocks(s.seq.table, s.seq.token_ids())
                 prompt_part = max(0, min(s.start + s.num_tokens, len(s.seq.prompt_ids)) - s.start)
                 self.stats.prompt_tokens += prompt_part
             with self._lock:

@@ -97,6 +97,13 @@ class Sequence:
     def token_ids(self) -> list[int]:
         return self.request.prompt_ids + self.output_ids
 
+    def tokens(self, start: int, count: int) -> list[int]:
+        """Tokens ``start .. start + count`` without concatenating the whole sequence."""
+        prompt = self.request.prompt_ids
+        if start >= len(prompt):
+            return self.output_ids[start - len(prompt) : start - len(prompt) + count]
+        return (prompt + self.output_ids)[start : start + count]
+
     @property
     def is_prefilling(self) -> bool:
         return self.num_computed < self.num_tokens - 1

@@ -38,8 +38,7 @@ class ModelRunner:
         slots: list[int] = []
         query_lens, context_lens, logits_rows, sampled = [], [], [], []
         for i, s in enumerate(schedule.seqs):
-            ids = s.seq.token_ids()
-            tokens += ids[s.start : s.start + s.num_tokens]
+            tokens += s.seq.tokens(s.start, s.num_tokens)
             positions += range(s.start, s.start + s.num_tokens)
             slots += self.blocks.slots(s.seq.table, s.start, s.num_tokens)
             query_lens.append(s.num_tokens)
