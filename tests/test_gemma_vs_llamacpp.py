@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,6 +28,7 @@ from tests.arch_checks import (
 )
 from tests.builders.phi_gemma import GEMMA2, write_gemma2
 from tests.helpers import llama_cpp_logits, load, pearson, prompt_logits
+from vexel_core.errors import GGUFError
 from vexel_core.plugins import load_plugins
 
 
@@ -80,3 +82,24 @@ def test_sliding_layers_from_a_per_layer_pattern(host, tmp_path: Path) -> None: 
     assert min(pearson(ours[i], ref[i]) for i in range(len(tokens))) >= 0.999
     before = prompt_logits(load(default, host), tokens, host)
     assert pearson(ours[-1], before[-1]) < 0.99  # which layer slides matters
+
+
+def test_query_scale_of_the_27b_model(host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """GGUF has no query_pre_attn_scalar: llama.cpp scales queries by (hidden / heads)^-1/2
+    for 46-layer files (Gemma-2-27B) and by head_size^-1/2 otherwise. A narrow 46-layer file
+    where the two differ (32 vs 256) must match it."""
+    shape = replace(GEMMA2, hidden=64, layers=46, ffn=128)
+    path = write_gemma2(tmp_path / "g27.gguf", shape, fresh_seed())
+    tokens = prompt(5, 12)
+    ours = prompt_logits(load(path, host), tokens, host)
+    ref = llama_cpp_logits(path, tokens)
+    assert min(pearson(ours[i], ref[i]) for i in range(len(tokens))) >= 0.999
+
+
+def test_a_bad_sliding_pattern_is_refused_by_name(host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    def edit(meta: dict[str, Any], tensors: dict[str, Any]) -> None:
+        meta["gemma2.attention.sliding_window_pattern"] = ["even", "odd"]
+
+    path = write_gemma2(tmp_path / "bad.gguf", GEMMA2, seed=0, edit=edit)
+    with pytest.raises(GGUFError, match="key gemma2.attention.sliding_window_pattern"):
+        load(path, host)

@@ -27,6 +27,7 @@ from tests.arch_checks import (
 )
 from tests.builders.phi_gemma import PHI2, Phi3Shape, write_phi2, write_phi3
 from tests.helpers import llama_cpp_logits, load, pearson, prompt_logits
+from vexel_core.errors import GGUFError
 from vexel_core.plugins import load_plugins
 
 PHI3 = Phi3Shape(sliding_window=8)
@@ -94,3 +95,15 @@ def test_longrope_factors_follow_the_context_length(f32_files: dict[str, Path], 
     assert min(pearson(short[i], ref[i]) for i in range(len(tokens))) >= 0.999
     # and through the engine: its context_len setting reaches the model
     check_greedy(path, "F32", tokens, host, n=16, context_len=PHI3.original_context)
+
+
+@pytest.mark.parametrize(("edit", "where"), [
+    (lambda meta, t: t.update({"rope_factors_long.weight": np.ones(40, np.float32)}),
+     "tensor rope_factors_long.weight"),
+    (lambda meta, t: meta.update({"phi3.rope.scaling.type": "yarn"}),
+     "key phi3.rope.scaling.type"),
+])
+def test_bad_phi3_files_are_refused_by_name(edit, where: str, host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = write_phi3(tmp_path / "bad.gguf", PHI3, seed=0, edit=edit)
+    with pytest.raises(GGUFError, match=where):
+        load(path, host)

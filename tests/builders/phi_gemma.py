@@ -20,6 +20,7 @@ disagree with llama.cpp.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -136,6 +137,17 @@ def gemma2_vocab() -> dict[str, Any]:
     return vocab
 
 
+Edit = Callable[[dict[str, Any], dict[str, np.ndarray]], None]
+
+
+def _write(path: Path, arch: str, meta: dict[str, Any], tensors: dict[str, np.ndarray],
+           edit: Edit | None) -> Path:
+    """Write the file; *edit* first changes metadata and tensors in place (bad-input tests)."""
+    if edit is not None:
+        edit(meta, tensors)
+    return write_gguf(path, arch, meta, tensors)
+
+
 class _Random:
     """Random tensors with a chosen scale: matrices keep activations near unit size."""
 
@@ -153,7 +165,7 @@ class _Random:
 
 
 def write_phi2(path: Path, shape: Phi2Shape = PHI2, seed: int = 0,
-               name: str = "phi-2-random") -> Path:
+               name: str = "phi-2-random", edit: Edit | None = None) -> Path:
     s, r = shape, _Random(seed)
     vocab = phi2_vocab()
     n_vocab, hidden = len(vocab["tokenizer.ggml.tokens"]), s.hidden
@@ -187,7 +199,7 @@ def write_phi2(path: Path, shape: Phi2Shape = PHI2, seed: int = 0,
     t["output_norm.bias"] = r.around(hidden, 0.0)
     t["output.weight"] = r.mat(n_vocab, hidden, 4.0)
     t["output.bias"] = r.around(n_vocab, 0.0, 0.5)
-    return write_gguf(path, "phi2", meta, t)
+    return _write(path, "phi2", meta, t, edit)
 
 
 def longrope_factors(rng: np.random.Generator, pairs: int) -> tuple[np.ndarray, np.ndarray]:
@@ -200,7 +212,7 @@ def longrope_factors(rng: np.random.Generator, pairs: int) -> tuple[np.ndarray, 
 
 
 def write_phi3(path: Path, shape: Phi3Shape = PHI3, seed: int = 0,
-               name: str = "Phi-3-mini-random") -> Path:
+               name: str = "Phi-3-mini-random", edit: Edit | None = None) -> Path:
     s, r = shape, _Random(seed)
     vocab = phi3_vocab()
     n_vocab, hidden = len(vocab["tokenizer.ggml.tokens"]), s.hidden
@@ -241,11 +253,11 @@ def write_phi3(path: Path, shape: Phi3Shape = PHI3, seed: int = 0,
         t[f"{p}.ffn_down.weight"] = r.mat(hidden, s.ffn)
     t["output_norm.weight"] = r.around(hidden, 1.0)
     t["output.weight"] = r.mat(n_vocab, hidden, 4.0)
-    return write_gguf(path, "phi3", meta, t)
+    return _write(path, "phi3", meta, t, edit)
 
 
 def write_gemma2(path: Path, shape: Gemma2Shape = GEMMA2, seed: int = 0,
-                 name: str = "gemma-2-random") -> Path:
+                 name: str = "gemma-2-random", edit: Edit | None = None) -> Path:
     s, r = shape, _Random(seed)
     vocab = gemma2_vocab()
     n_vocab, hidden = len(vocab["tokenizer.ggml.tokens"]), s.hidden
@@ -285,4 +297,4 @@ def write_gemma2(path: Path, shape: Gemma2Shape = GEMMA2, seed: int = 0,
         t[f"{p}.ffn_down.weight"] = r.mat(hidden, s.ffn)
         t[f"{p}.post_ffw_norm.weight"] = r.around(hidden, s.post_norm, 0.4)
     t["output_norm.weight"] = r.around(hidden, s.output_norm, s.output_norm / 10)
-    return write_gguf(path, "gemma2", meta, t)
+    return _write(path, "gemma2", meta, t, edit)
