@@ -69,6 +69,8 @@ def in_format(f32: Path, fmt: str, folder: Path) -> Path:
 
 def check_logits(path: Path, fmt: str, tokens: list[int], host: PluginHost, folder: Path,
                  n_ctx: int = 512) -> None:
+    """Every prompt position's logits against llama.cpp; quantized files also against our own
+    float path on gguf's dequantization of the same file (*folder* holds that copy)."""
     ours = prompt_logits(load(path, host), tokens, host)
     ref = llama_cpp_logits(path, tokens, n_ctx=n_ctx)
     floor = 0.999 if fmt in EXACT else 0.99
@@ -82,8 +84,6 @@ def check_logits(path: Path, fmt: str, tokens: list[int], host: PluginHost, fold
         expected = prompt_logits(dense, tokens, host)
         rel = np.abs(ours - expected).max() / np.abs(expected).max()
         assert rel <= 1e-3, (fmt, rel)
-
-
 
 
 def check_greedy(path: Path, fmt: str, tokens: list[int], host: PluginHost, n: int = 32,
@@ -139,11 +139,12 @@ def check_inspect(path: Path, expected: dict[str, Any]) -> None:
 
     result = CliRunner().invoke(cli, ["inspect", str(path), "--json"])
     assert result.exit_code == 0, result.output
-    facts = json.loads(result.output)
+    facts = json.loads(result.stdout)
     assert {key: facts[key] for key in expected} == expected
 
 
-def check_generate(path: Path, text: str = "The quick brown fox", n: int = 8) -> None:
+def check_generate(path: Path, text: str = "The quick brown fox", n: int = 8,
+                   context_len: int = 512) -> None:
     """``vexel generate --json`` on the file: llama.cpp's tokens for the prompt, then its
     greedy continuation (up to a near tie, as in `check_greedy`)."""
     import llama_cpp
@@ -152,13 +153,13 @@ def check_generate(path: Path, text: str = "The quick brown fox", n: int = 8) ->
 
     result = CliRunner().invoke(cli, ["generate", "-m", str(path), text, "--json",
                                       "--temperature", "0", "--max-tokens", str(n),
-                                      "--ignore-eos"])
+                                      "--context-len", str(context_len), "--ignore-eos"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     vocab = llama_cpp.Llama(str(path), vocab_only=True, verbose=False)
     prompt_ids = vocab.tokenize(text.encode(), add_bos=True, special=True)
     vocab.close()
     assert out["prompt_token_ids"] == prompt_ids
-    ref, margins = llama_cpp_greedy_margins(path, prompt_ids, n)
-    tie = TIE["F32"] * float(llama_cpp_logits(path, prompt_ids)[-1].std())
+    ref, margins = llama_cpp_greedy_margins(path, prompt_ids, n, n_ctx=context_len)
+    tie = TIE["F32"] * float(llama_cpp_logits(path, prompt_ids, n_ctx=context_len)[-1].std())
     assert_same_greedy(out["token_ids"], ref, margins, tie)
