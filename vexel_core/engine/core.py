@@ -21,17 +21,18 @@ from vexel_core.engine.request import (
     GenerationRequest,
     RequestOutput,
     Sequence,
+    SeqStatus,
     StopStrings,
     TokenLogprob,
 )
 from vexel_core.engine.runner import ModelRunner
-from vexel_core.engine.scheduler import Scheduler
+from vexel_core.engine.scheduler import Schedule, ScheduledSeq, Scheduler
 from vexel_core.errors import ConfigError, RequestError
-from vexel_core.kvcache.blocks import BlockManager
+from vexel_core.kvcache.blocks import BlockManager, OutOfBlocks
 from vexel_core.kvcache.pool import KVPool
 from vexel_core.logs import get_logger
 from vexel_core.plugins import PluginHost, get_host
-from vexel_core.sampling.sampler import Sampler, SequenceHistory
+from vexel_core.sampling.sampler import PendingSample, Sampler, SequenceHistory
 from vexel_core.tokenizer import StreamingDetokenizer
 
 log = get_logger(__name__)
@@ -43,6 +44,15 @@ class _SeqState:
     history: SequenceHistory
     detok: StreamingDetokenizer
     stops: StopStrings
+
+
+@dataclass(eq=False)
+class _InFlight:
+    """A launched step: its schedule and the draw still running on the device."""
+
+    schedule: Schedule
+    pairs: list[tuple[_RequestState, _SeqState]]  # who samples, in the draw's row order
+    sample: PendingSample | None
 
 
 @dataclass(eq=False)
@@ -104,7 +114,8 @@ class LLMEngine:
         self.stats = EngineStats(kv_blocks_total=self.num_blocks)
         self._requests: dict[str, _RequestState] = {}
         self._aborts: list[str] = []
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._inflight: _InFlight | None = None
         log.info("engine ready", model=loaded.name, kv_blocks=self.num_blocks, block_size=bs,
                  kv_mib=round(self.pool.nbytes / 2**20, 1), backend=backend.name)
 
@@ -169,27 +180,140 @@ class LLMEngine:
         with self._lock:
             self._aborts.append(request_id)
 
+    # -- the step -----------------------------------------------------------------------
+    # Steps are pipelined: a step's graph is launched (`mx.async_eval`) and left running; the
+    # next call, when every running sequence simply decodes on, launches the following step
+    # with the sampled tokens still on the device as its inputs, and only then brings the
+    # previous tokens to the host (detokenize, stop checks). The host's work overlaps the
+    # GPU's. Anything else (admissions, preemption, penalties that read the history, forks)
+    # waits for the step in flight first.
+
     def has_work(self) -> bool:
         with self._lock:
-            return self.scheduler.has_work() or bool(self._aborts)
+            return (self.scheduler.has_work() or bool(self._aborts)
+                    or self._inflight is not None)
 
-    # -- the step -----------------------------------------------------------------------
     def step(self) -> list[RequestOutput]:
         with self._lock:
             outputs = self._process_aborts()
+        prev, self._inflight = self._inflight, None
+        if prev is not None:
+            with self._lock:
+                ahead = self._schedule_ahead(prev)
+            if ahead is not None:
+                schedule, rows = ahead
+                tokens = prev.sample.tokens
+                if len(rows) != len(prev.pairs):
+                    tokens = tokens[mx.array(rows, dtype=mx.int32)]
+                self._inflight = self._launch(schedule, tokens)
+            outputs += self._resolve(prev)
+            if self._inflight is not None:
+                self._update_stats()
+                return outputs
+        with self._lock:
             schedule = self.scheduler.schedule()
         if schedule.seqs:
-            result = self.runner.step(schedule)
-            now = time.monotonic()
-            for s in schedule.seqs:
-                s.seq.num_computed += s.num_tokens
-                if s.seq.num_computed // self.blocks.block_size > len(s.seq.table.hashes):
-                    self.blocks.cache_full_blocks(s.seq.table, s.seq.token_ids())
-                prompt_part = max(0, min(s.start + s.num_tokens, len(s.seq.prompt_ids)) - s.start)
-                self.stats.prompt_tokens += prompt_part
-            with self._lock:
-                outputs += self._sample(schedule, result.logits, result.rows, now)
-        self._update_stats(len(schedule.preempted))
+            self._inflight = self._launch(schedule)
+        self._update_stats()
+        return outputs
+
+    def _schedule_ahead(self, prev: _InFlight) -> tuple[Schedule, list[int]] | None:
+        """The next step, if it is every running sequence decoding one more token."""
+        sched = self.scheduler
+        if sched.waiting and len(sched.running) < sched.max_batch_size:
+            return None  # someone could be admitted: schedule properly
+        rows: list[int] = []
+        for k, (state, ss) in enumerate(prev.pairs):
+            seq, req = ss.seq, state.request
+            if seq.status is not SeqStatus.RUNNING:
+                continue  # aborted since
+            p = req.sampling
+            if p.repetition_penalty != 1 or p.frequency_penalty or p.presence_penalty:
+                return None  # penalties read the history, which lacks the pending token
+            if (len(seq.output_ids) + 1 >= req.max_tokens
+                    or seq.num_tokens + 1 >= self.context_len):
+                continue  # the pending token is its last
+            rows.append(k)
+        chosen = {id(prev.pairs[k][1].seq) for k in rows}
+        if not rows or any(id(s) not in chosen for s in sched.running):
+            return None  # a running sequence needs more than one decode token
+        schedule = Schedule()
+        taken: list[Sequence] = []
+        for k in rows:
+            seq = prev.pairs[k][1].seq
+            try:
+                schedule.copies += self.blocks.allocate(seq.table, 1)
+            except OutOfBlocks:
+                for t in taken:
+                    self.blocks.trim(t.table, t.num_computed)
+                return None  # the scheduler will preempt
+            taken.append(seq)
+            schedule.seqs.append(ScheduledSeq(seq, seq.num_computed, 1, ahead=True))
+        return schedule, rows
+
+    def _launch(self, schedule: Schedule, device_tokens: mx.array | None = None) -> _InFlight:
+        """Build the step's forward pass and sampling, start it, account what it computes."""
+        result = self.runner.launch(schedule, device_tokens)
+        for s in schedule.seqs:
+            s.seq.num_computed += s.num_tokens
+            prompt_part = max(0, min(s.start + s.num_tokens, len(s.seq.prompt_ids)) - s.start)
+            self.stats.prompt_tokens += prompt_part
+        with self._lock:
+            pairs, logit_rows = self._sampling_rows(schedule, result.rows)
+        sample = None
+        if pairs:
+            ahead = 1 if device_tokens is not None else 0
+            sample = self.sampler.launch(
+                result.logits[mx.array(logit_rows, dtype=mx.int32)],
+                [st.request.sampling for st, _ in pairs], [ss.history for _, ss in pairs],
+                ahead=ahead)
+            mx.async_eval(sample.arrays(), self.pool.k, self.pool.v)
+        else:
+            mx.async_eval(result.logits, self.pool.k, self.pool.v)
+        return _InFlight(schedule, pairs, sample)
+
+    def _sampling_rows(
+        self, schedule: Schedule, rows: list[int]
+    ) -> tuple[list[tuple[_RequestState, _SeqState]], list[int]]:
+        """Which sequences sample from which logits row; the first sample of an ``n > 1``
+        request forks its siblings, which share the prompt's blocks and the row."""
+        pairs: list[tuple[_RequestState, _SeqState]] = []
+        logit_rows: list[int] = []
+        for r, i in enumerate(rows):
+            seq = schedule.seqs[i].seq
+            state = self._requests.get(seq.request.request_id)
+            if state is None or seq.status is not SeqStatus.RUNNING:
+                continue
+            ss = next(x for x in state.seqs if x.seq is seq)
+            pairs.append((state, ss))
+            logit_rows.append(r)
+            if state.request.n > 1 and not state.forked:
+                state.forked = True
+                for index in range(1, state.request.n):
+                    self._new_seq(state, self.scheduler.fork(seq, index))
+                    pairs.append((state, state.seqs[-1]))
+                    logit_rows.append(r)
+        return pairs, logit_rows
+
+    def _resolve(self, done: _InFlight) -> list[RequestOutput]:
+        """Bring a step's samples to the host: append, detokenize, check stops, emit."""
+        result = done.sample.resolve() if done.sample is not None else None
+        now = time.monotonic()
+        outputs: list[RequestOutput] = []
+        with self._lock:
+            if result is not None:
+                for k, (state, ss) in enumerate(done.pairs):
+                    if ss.seq.status is not SeqStatus.RUNNING:
+                        continue  # finished or aborted while this step ran: discard
+                    logprob = result.logprobs[k]
+                    entry = None if logprob is None else TokenLogprob(
+                        result.tokens[k], logprob, result.top_logprobs[k] or [])
+                    outputs += self._append_token(state, ss, result.tokens[k], entry, now)
+            for s in done.schedule.seqs:  # name newly filled blocks for the prefix cache
+                seq = s.seq
+                if (seq.status is SeqStatus.RUNNING
+                        and seq.num_computed // self.blocks.block_size > len(seq.table.hashes)):
+                    self.blocks.cache_full_blocks(seq.table, seq.token_ids())
         return outputs
 
     def _process_aborts(self) -> list[RequestOutput]:
@@ -199,40 +323,11 @@ class LLMEngine:
             if state is None:
                 continue
             for ss in state.seqs:
-                if ss.seq.status.value != "finished":
+                if ss.seq.status is not SeqStatus.FINISHED:
                     self.scheduler.finish(ss.seq)
                     outputs.append(self._output(state, ss, [], "", None, FinishReason.ABORT))
             self.stats.observe("finish:abort")
         self._aborts.clear()
-        return outputs
-
-    def _sample(self, schedule, logits, rows, now) -> list[RequestOutput]:  # type: ignore[no-untyped-def]
-        pairs: list[tuple[_RequestState, _SeqState, int]] = []
-        for r, i in enumerate(rows):
-            seq = schedule.seqs[i].seq
-            state = self._requests.get(seq.request.request_id)
-            if state is None:
-                continue
-            ss = next(x for x in state.seqs if x.seq is seq)
-            pairs.append((state, ss, r))
-            if state.request.n > 1 and not state.forked:
-                state.forked = True
-                for index in range(1, state.request.n):
-                    self._new_seq(state, self.scheduler.fork(seq, index))
-                    pairs.append((state, state.seqs[-1], r))
-        if not pairs:
-            return []
-        row_idx = mx.array([r for _, _, r in pairs], dtype=mx.int32)
-        result = self.sampler.sample(
-            logits[row_idx], [st.request.sampling for st, _, _ in pairs],
-            [ss.history for _, ss, _ in pairs])
-        outputs = []
-        for k, (state, ss, _) in enumerate(pairs):
-            token = result.tokens[k]
-            logprob = result.logprobs[k]
-            entry = None if logprob is None else TokenLogprob(token, logprob,
-                                                              result.top_logprobs[k] or [])
-            outputs += self._append_token(state, ss, token, entry, now)
         return outputs
 
     def _append_token(self, state: _RequestState, ss: _SeqState, token: int,
@@ -295,7 +390,7 @@ class LLMEngine:
             num_output_tokens=len(seq.output_ids),
         )
 
-    def _update_stats(self, preempted: int) -> None:
+    def _update_stats(self) -> None:
         st = self.stats
         st.steps += 1
         st.running = len(self.scheduler.running)

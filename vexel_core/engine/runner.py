@@ -20,7 +20,7 @@ from vexel_core.model.architecture import CausalLM
 
 @dataclass
 class StepResult:
-    logits: mx.array  # [R, V] float32, one row per sampling sequence
+    logits: mx.array  # [R, V] float32, one row per sampling sequence (not evaluated yet)
     rows: list[int]  # index into schedule.seqs for each logits row
 
 
@@ -32,19 +32,26 @@ class ModelRunner:
         self.blocks = blocks
         self.backend = backend
 
-    def build_batch(self, schedule: Schedule) -> tuple[mx.array, AttentionBatch, list[int]]:
+    def build_batch(
+        self, schedule: Schedule, device_tokens: mx.array | None = None
+    ) -> tuple[mx.array, AttentionBatch, list[int]]:
+        """The flat batch. *device_tokens* (one per sequence, for a step whose inputs were
+        sampled by the previous step and are still on the device) replaces host token ids."""
         tokens: list[int] = []
         positions: list[int] = []
         slots: list[int] = []
         query_lens, context_lens, logits_rows, sampled = [], [], [], []
+        total = 0
         for i, s in enumerate(schedule.seqs):
-            tokens += s.seq.tokens(s.start, s.num_tokens)
+            if device_tokens is None:
+                tokens += s.seq.tokens(s.start, s.num_tokens)
             positions += range(s.start, s.start + s.num_tokens)
             slots += self.blocks.slots(s.seq.table, s.start, s.num_tokens)
             query_lens.append(s.num_tokens)
             context_lens.append(s.start + s.num_tokens)
+            total += s.num_tokens
             if s.samples:
-                logits_rows.append(len(tokens) - 1)
+                logits_rows.append(total - 1)
                 sampled.append(i)
         width = max(len(s.seq.table.blocks) for s in schedule.seqs)
         tables = [s.seq.table.blocks + [0] * (width - len(s.seq.table.blocks))
@@ -59,12 +66,11 @@ class ModelRunner:
             context_lens=context_lens,
             logits_rows=mx.array(logits_rows, dtype=mx.int32),
         )
-        return mx.array(tokens, dtype=mx.int32), batch, sampled
+        ids = mx.array(tokens, dtype=mx.int32) if device_tokens is None else device_tokens
+        return ids, batch, sampled
 
-    def step(self, schedule: Schedule) -> StepResult:
+    def launch(self, schedule: Schedule, device_tokens: mx.array | None = None) -> StepResult:
+        """Build the step's graph (block copies, forward pass); nothing is evaluated yet."""
         self.pool.copy_blocks(schedule.copies)
-        tokens, batch, sampled = self.build_batch(schedule)
-        logits = self.model(tokens, batch)
-        # The pool's new keys/values must be materialised with the logits.
-        mx.eval(logits, self.pool.k, self.pool.v)
-        return StepResult(logits, sampled)
+        tokens, batch, sampled = self.build_batch(schedule, device_tokens)
+        return StepResult(self.model(tokens, batch), sampled)

@@ -24,11 +24,12 @@ class ScheduledSeq:
     seq: Sequence
     start: int  # first token position computed this step
     num_tokens: int
+    ahead: bool = False  # its input is the token the step before sampled, not yet on the host
 
     @property
     def samples(self) -> bool:
         """Whether this step reaches the sequence's last token (so it samples the next)."""
-        return self.start + self.num_tokens == self.seq.num_tokens
+        return self.ahead or self.start + self.num_tokens == self.seq.num_tokens
 
 
 @dataclass

@@ -150,10 +150,12 @@ class SequenceHistory:
         return (np.fromiter(self._counts.keys(), np.int32, n),
                 np.fromiter(self._counts.values(), np.float32, n))
 
-    def step_key(self) -> np.ndarray:
-        """The MLX random key (uint32[2]) of the next step.
+    def step_key(self, ahead: int = 0) -> np.ndarray:
+        """The MLX random key (uint32[2]) of the next step (*ahead* more steps on, when
+        the engine samples before the previous token has come back to the host).
 
         The step number goes into the key's low word; Threefry, MLX's generator, is a cipher
         keyed by it, so neighbouring steps give unrelated noise.
         """
-        return self._stream ^ np.array([0, self.num_generated % 2**32], np.uint32)
+        step = (self.num_generated + ahead) % 2**32
+        return self._stream ^ np.array([0, step], np.uint32)

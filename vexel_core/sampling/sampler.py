@@ -40,6 +40,27 @@ class SampleResult:
     """The ``params.logprobs`` most likely tokens, most likely first; None when not asked."""
 
 
+@dataclass
+class PendingSample:
+    """A launched draw: `tokens` is an unevaluated ``[B]`` array; `resolve` waits for it."""
+
+    tokens: mx.array
+    logprob_rows: list[int]
+    chosen: mx.array | None
+    top_ids: mx.array | None
+    top_values: mx.array | None
+    params: list[SamplingParams]
+
+    def arrays(self) -> list[mx.array]:
+        return [a for a in (self.tokens, self.chosen, self.top_ids, self.top_values)
+                if a is not None]
+
+    def resolve(self) -> SampleResult:
+        mx.eval(self.arrays())
+        return _result(self.tokens, self.logprob_rows, self.chosen, self.top_ids,
+                       self.top_values, self.params)
+
+
 class Sampler:
     """Samples batches with the processors registered as samplers in *host*."""
 
@@ -61,16 +82,23 @@ class Sampler:
 
         Does not change the histories: the caller appends the tokens it keeps.
         """
+        return self.launch(logits, params, histories).resolve()
+
+    def launch(self, logits: mx.array, params: Sequence[SamplingParams],
+               histories: Sequence[SequenceHistory], *, ahead: int = 0) -> PendingSample:
+        """`sample` without waiting: the draw as unevaluated arrays (``.tokens`` can feed the
+        next forward pass at once). *ahead*: tokens each history is behind (they were
+        sampled but not appended yet); only the random step key depends on it, so rows with
+        penalties, which read the history, must not be launched ahead."""
         if logits.ndim != 2 or not logits.shape[0] == len(params) == len(histories):
             raise ValueError(f"logits {logits.shape} need one row per params ({len(params)}) "
                              f"and history ({len(histories)})")
         raw = logits.astype(mx.float32)
         processed = self.process(raw, params, histories)
-        tokens = self._choose(processed, params, histories)
+        tokens = self._choose(processed, params, histories, ahead)
         logprob_rows = [i for i, p in enumerate(params) if p.logprobs is not None]
         chosen, top_ids, top_values = _logprobs(raw, tokens, logprob_rows, params)
-        mx.eval([a for a in (tokens, chosen, top_ids, top_values) if a is not None])
-        return _result(tokens, logprob_rows, chosen, top_ids, top_values, params)
+        return PendingSample(tokens, logprob_rows, chosen, top_ids, top_values, list(params))
 
     def process(self, logits: mx.array, params: Sequence[SamplingParams],
                 histories: Sequence[SequenceHistory]) -> mx.array:
@@ -93,11 +121,11 @@ class Sampler:
         return logits
 
     def _choose(self, logits: mx.array, params: Sequence[SamplingParams],
-                histories: Sequence[SequenceHistory]) -> mx.array:
+                histories: Sequence[SequenceHistory], ahead: int = 0) -> mx.array:
         sampling = [i for i, p in enumerate(params) if not p.is_greedy]
         if not sampling:
             return mx.argmax(logits, axis=-1)
-        keys = mx.array(np.stack([histories[i].step_key() for i in sampling]))
+        keys = mx.array(np.stack([histories[i].step_key(ahead) for i in sampling]))
         noise = _gumbel_rows(logits.shape[-1])(keys)
         if len(sampling) == len(params):
             return mx.argmax(logits + noise, axis=-1)
