@@ -80,16 +80,16 @@ def test_engine_failure_mid_stream_is_an_error_event(model_path: Path,
     with running_server(server_settings(model_path)) as server:
         engine = server.state.engine
         assert engine is not None
-        runner = engine.engine.runner
-        real_step, calls = runner.step, []
+        core = engine.engine
+        real_step, calls = core.step, []
 
-        def failing_step(schedule: Any) -> Any:
+        def step_that_fails_once() -> Any:  # the 5th step fails, as a device error would
             calls.append(1)
-            if len(calls) > 4:
+            if len(calls) == 5:
                 raise RuntimeError("simulated device failure")
-            return real_step(schedule)
+            return real_step()
 
-        monkeypatch.setattr(runner, "step", failing_step)
+        monkeypatch.setattr(core, "step", step_that_fails_once)
         body = {"prompt": "Hello", "max_tokens": 50, "ignore_eos": True, "stream": True}
         raw = httpx.post(server.url + "/v1/completions", json=body).content
         chunks, _ = parse_sse(raw)  # still framed, still ends with [DONE]
