@@ -38,8 +38,9 @@ class OutputStream:
         stream = cls(idle_seconds)
         stream._tasks = [asyncio.create_task(stream._pump(engine.generate(r)))
                          for r in requests]
-        # `AsyncEngine.generate` validates and queues its request before its first await, so
-        # after one turn of the event loop every refused request has reported its error.
+        # Once the engine is ready (the routes check first), `AsyncEngine.generate` validates
+        # and queues its request before its first real await, so after one turn of the event
+        # loop every refused request has reported its error.
         await asyncio.sleep(0)
         if stream._refused is not None:
             stream.close()
