@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import sysconfig
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,11 +72,13 @@ def load_corpus(
     heldout_percent: float = 4.0,
     validation_percent: float = 2.0,
     limit_bytes: int | None = None,
+    sides: Collection[str] = SIDES,
 ) -> Corpus:
     """Read every ``*.py`` under *root* (default: this interpreter's stdlib), split in three.
 
     *limit_bytes* caps each side (files taken in sorted path order), for quick runs on small
-    machines. Files that are not UTF-8 are skipped.
+    machines. Only the files of *sides* are read (the others stay empty). Files that are not
+    UTF-8 are skipped.
     """
     root = stdlib_root() if root is None else root
     if not root.is_dir():
@@ -92,6 +95,8 @@ def load_corpus(
             continue
         relpath = rel.as_posix()
         side = side_of(relpath, heldout_percent, validation_percent)
+        if side not in sides:
+            continue
         if limit_bytes is not None and sizes[side] >= limit_bytes:
             continue
         try:
@@ -102,7 +107,7 @@ def load_corpus(
             continue
         files[side].append(SourceFile(relpath, text))
         sizes[side] += len(text.encode())
-    empty = [side for side in SIDES if not files[side]]
+    empty = [side for side in sides if not files[side]]
     if empty:
         raise VexelError(f"corpus root {root}: no .py files fell on the {' and '.join(empty)} "
                          "side; every side needs at least one")
