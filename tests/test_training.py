@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import llama_cpp
 import mlx.core as mx
 import numpy as np
 import pytest
@@ -40,6 +39,8 @@ SAMPLE_TEXT = (
 
 
 def llama_cpp_tokens(path: Path, text: str) -> list[int]:
+    import llama_cpp  # a test dependency; the GPU machine, which runs only the gpu test, lacks it
+
     llm = llama_cpp.Llama(str(path), vocab_only=True, verbose=False)
     try:
         return list(llm.tokenize(text.encode(), add_bos=False, special=False))
