@@ -36,8 +36,6 @@ class ModelArgs:
         hidden = k.int("embedding_length")
         heads = k.int("attention.head_count")
         head_dim = k.int("attention.key_length", hidden // heads if heads else None)
-        scaling = k.get("rope.scaling.type")
-        factor = k.float("rope.scaling.factor", 1.0) if scaling == "linear" else 1.0
         window = k.get("attention.sliding_window")
         return cls(
             hidden=hidden,
@@ -48,7 +46,7 @@ class ModelArgs:
             head_dim=head_dim,
             rope_dims=k.int("rope.dimension_count", head_dim),
             rope_base=k.float("rope.freq_base", 10000.0),
-            rope_scale=1.0 / factor if factor else 1.0,
+            rope_scale=k.rope_position_scale(),
             norm_eps=k.float("attention.layer_norm_rms_epsilon", 1e-5),
             context_len=k.int("context_length"),
             vocab_size=k.vocab_size(),
@@ -86,9 +84,7 @@ class LlamaArchitecture:
                 RMSNorm(w.vector(f"{p}.attn_norm.weight"), a.norm_eps), attn,
                 RMSNorm(w.vector(f"{p}.ffn_norm.weight"), a.norm_eps), mlp,
             ))
-        embed = w.embedding("token_embd.weight", a.vocab_size, a.hidden)
-        head = (w.linear("output", a.vocab_size, a.hidden) if w.has("output.weight")
-                else embed.as_linear())
+        embed, head = w.embedding_and_head(a.vocab_size, a.hidden)
         return DecoderLM(
             embed=embed,
             blocks=blocks,

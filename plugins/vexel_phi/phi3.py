@@ -105,9 +105,7 @@ class Phi3Architecture:
                 RMSNorm(w.vector(f"{p}.attn_norm.weight"), a.norm_eps), attn,
                 RMSNorm(w.vector(f"{p}.ffn_norm.weight"), a.norm_eps), mlp,
             ))
-        embed = w.embedding("token_embd.weight", a.vocab_size, a.hidden)
-        head = (w.linear("output", a.vocab_size, a.hidden) if w.has("output.weight")
-                else embed.as_linear())
+        embed, head = w.embedding_and_head(a.vocab_size, a.hidden)
         return DecoderLM(
             embed=embed,
             blocks=blocks,

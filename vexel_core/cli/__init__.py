@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from typing import Any
 
@@ -56,22 +57,41 @@ def cli() -> None:
     """Vexel: run GGUF language models locally on MLX."""
 
 
-def main(argv: list[str] | None = None) -> Any:
-    """Console-script entry point: one clear line on stderr for every user error."""
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: one clear line on stderr for every user error.
+
+    The process ends with `os._exit` once output is flushed: MLX keeps per-thread state in
+    the engine's worker thread whose native clean-up can race the interpreter's shutdown
+    ("terminate called without an active exception"); a command that has finished has
+    nothing left for that shutdown to do.
+    """
+    code = _run(argv)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+    os._exit(code)
+
+
+def _run(argv: list[str] | None) -> int:
     try:
-        return cli.main(args=argv, prog_name="vexel", standalone_mode=False)
+        cli.main(args=argv, prog_name="vexel", standalone_mode=False)
+        return 0
     except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except click.Abort:
         click.echo("aborted", err=True)
-        sys.exit(130)
+        return 130
     except click.ClickException as exc:
         click.echo(f"vexel: error: {exc.format_message()}", err=True)
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except VexelError as exc:
         click.echo(f"vexel: error: {exc}", err=True)
-        sys.exit(1)
+        return 1
     except KeyboardInterrupt:
-        sys.exit(130)
+        return 130
     except BrokenPipeError:
-        sys.exit(0)
+        return 0
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)

@@ -68,3 +68,11 @@ class Weights:
 
     def embedding(self, name: str, rows: int | None = None, cols: int | None = None) -> Embedding:
         return Embedding(self.matrix(name, rows, cols))
+
+    def embedding_and_head(self, vocab: int, hidden: int) -> tuple[Embedding, Linear]:
+        """``token_embd`` and the output projection: ``output`` (with its bias, if any) when
+        the file has one, else the token table itself (tied, as llama.cpp falls back)."""
+        embed = self.embedding("token_embd.weight", vocab, hidden)
+        if self.has("output.weight"):
+            return embed, self.linear("output", vocab, hidden)
+        return embed, embed.as_linear()
