@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import mlx.core as mx
-import mlx.nn as nn
 
 from training.model import LlamaConfig, TinyLlama
 from vexel_core.errors import VexelError
@@ -24,7 +24,7 @@ def save_checkpoint(
     """Write ``<stem>-NN.safetensors`` shards (float16) and return their paths."""
     shards: list[dict[str, mx.array]] = [{}]
     size = 0
-    for name, param in nn.utils.tree_flatten(model.parameters()):
+    for name, param in model.named_parameters():
         nbytes = param.size * 2
         if size and size + nbytes > max_shard_bytes:
             shards.append({})
@@ -47,7 +47,8 @@ def load_checkpoint(directory: Path, stem: str) -> TinyLlama:
     weights: dict[str, mx.array] = {}
     config: LlamaConfig | None = None
     for path in paths:
-        arrays, meta = mx.load(str(path), return_metadata=True)
+        arrays, meta = cast(tuple[dict[str, mx.array], dict[str, str]],
+                            mx.load(str(path), return_metadata=True))
         config = LlamaConfig(**json.loads(meta["config"]))
         if int(meta["shards"]) != len(paths):
             raise VexelError(f"{path}: expected {meta['shards']} shards, found {len(paths)}")

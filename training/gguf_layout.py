@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import mlx.core as mx
-import mlx.nn as nn
 import numpy as np
 from gguf import Keys
 
@@ -80,7 +79,7 @@ def _qk_heads(tensor: str, cfg: LlamaConfig) -> int | None:
 def gguf_tensors(model: TinyLlama) -> dict[str, np.ndarray]:
     """Every parameter as float32 numpy under its GGUF name, Q/K rows permuted."""
     out = {}
-    for name, param in nn.utils.tree_flatten(model.parameters()):
+    for name, param in model.named_parameters():
         tensor = gguf_name(name)
         w = np.array(param.astype(mx.float32))
         heads = _qk_heads(tensor, model.config)

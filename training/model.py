@@ -8,6 +8,7 @@ Parameters stay float32; with ``compute_dtype=bfloat16`` the matrix products run
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import cast
 
 import mlx.core as mx
 import mlx.nn as nn
@@ -144,5 +145,9 @@ class TinyLlama(nn.Module):
             x = layer(x)
         return self.output(self.norm(x)).astype(mx.float32)
 
+    def named_parameters(self) -> list[tuple[str, mx.array]]:
+        """``("layers.0.attn.wq.weight", array)`` pairs, in a stable order."""
+        return cast(list[tuple[str, mx.array]], nn.utils.tree_flatten(self.parameters()))
+
     def num_params(self) -> int:
-        return sum(p.size for _, p in nn.utils.tree_flatten(self.parameters()))
+        return sum(p.size for _, p in self.named_parameters())

@@ -55,6 +55,11 @@ class TrainResult:
         return self.tokens / self.seconds if self.seconds > 0 else 0.0
 
 
+def scalar(x: mx.array) -> float:
+    """A one-element array as a Python float (evaluates it)."""
+    return float(np.asarray(x))
+
+
 def lr_schedule(s: TrainSettings) -> Callable[[mx.array], mx.array]:
     warmup = min(s.warmup_steps, max(1, s.steps // 10))
     decay = optim.cosine_decay(s.lr, max(1, s.steps - warmup), s.lr * s.min_lr_ratio)
@@ -128,9 +133,9 @@ def train(
         mx.eval(state, loss)
         if i % settings.log_every == 0 or i == settings.steps:
             now = time.perf_counter()
-            value = loss.item()
+            value = scalar(loss)
             log("train", model=tag, step=i, steps=settings.steps, loss=round(value, 4),
-                lr=float(optimizer.learning_rate.item()),
+                lr=scalar(optimizer.learning_rate),
                 tokens_per_s=round((i - last_step) * tokens_per_step / (now - last_time)))
             result.losses.append((i, value))
             last_time, last_step = now, i
@@ -202,8 +207,8 @@ def evaluate(model: TinyLlama, windows: np.ndarray, batch: int = 16) -> HeldoutM
         losses = nn.losses.cross_entropy(logits, y, reduction="sum")
         hits = (logits.argmax(axis=-1) == y).sum()
         mx.eval(losses, hits)
-        total_loss += losses.item()
-        correct += int(hits.item())
+        total_loss += scalar(losses)
+        correct += int(scalar(hits))
         count += y.size
     mean = total_loss / count
     return HeldoutMetrics(mean, math.exp(mean), correct / count, count)
@@ -220,6 +225,6 @@ def greedy_agreement(
         strict=True,
     ):
         same = (t_logits.argmax(axis=-1) == d_logits.argmax(axis=-1)).sum()
-        agree += int(same.item())
+        agree += int(scalar(same))
         count += t_logits.shape[0] * t_logits.shape[1]
     return agree / count

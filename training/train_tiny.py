@@ -13,6 +13,7 @@ Writes into ``--out``: ``tokenizer.json``, ``vexel-tiny.gguf``, ``vexel-tiny-dra
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import os
 import platform
@@ -43,6 +44,7 @@ from vexel_core.errors import VexelError
 from vexel_core.logs import configure_logging, get_logger
 
 TARGET_FILE, DRAFT_FILE = "vexel-tiny.gguf", "vexel-tiny-draft.gguf"
+MLX_VERSION = importlib.metadata.version("mlx")
 EXPORT_TYPES = {"q8_0": GGMLQuantizationType.Q8_0, "f16": GGMLQuantizationType.F16,
                 "f32": GGMLQuantizationType.F32}
 
@@ -136,7 +138,7 @@ def run(args: argparse.Namespace) -> RunOutput:
         mx.set_memory_limit(int(limit_gb * 2**30))
     dtype = {"float32": mx.float32, "bfloat16": mx.bfloat16}[
         args.dtype or ("bfloat16" if gpu else "float32")]
-    log("start", argv=sys.argv[1:], mlx=mx.__version__, python=platform.python_version(),
+    log("start", argv=sys.argv[1:], mlx=MLX_VERSION, python=platform.python_version(),
         device=str(mx.default_device()), dtype=str(dtype), seed=args.seed)
 
     # 1. Corpus and tokenizer.
@@ -238,7 +240,7 @@ def run(args: argparse.Namespace) -> RunOutput:
         for model, stem in ((target, "target"), (draft, "draft")):
             files += [p.name for p in save_checkpoint(model, args.out, stem)]
     metrics = {
-        "python": platform.python_version(), "mlx": mx.__version__,
+        "python": platform.python_version(), "mlx": MLX_VERSION,
         "device": str(mx.default_device()), "dtype": str(dtype), "seed": args.seed,
         "corpus": corpus.describe(), "heldout_percent": args.heldout_percent,
         "vocab_size": vocab_size, "seq_len": args.seq_len, "batch_size": args.batch_size,
