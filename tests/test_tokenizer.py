@@ -265,11 +265,7 @@ def bpe_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _vexel(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        vexel_main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
+    code = vexel_main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
 

@@ -57,21 +57,23 @@ def cli() -> None:
     """Vexel: run GGUF language models locally on MLX."""
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: one clear line on stderr for every user error.
-
-    The process ends with `os._exit` once output is flushed: MLX keeps per-thread state in
-    the engine's worker thread whose native clean-up can race the interpreter's shutdown
-    ("terminate called without an active exception"); a command that has finished has
-    nothing left for that shutdown to do.
-    """
-    code = _run(argv)
+def console_main() -> None:
+    """The ``vexel`` console script: `main`, then the process ends with `os._exit` once
+    output is flushed. MLX keeps per-thread state in the engine's worker thread whose native
+    clean-up can race the interpreter's shutdown ("terminate called without an active
+    exception"); a command that has finished has nothing left for that shutdown to do."""
+    code = main()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (BrokenPipeError, ValueError):
             pass
     os._exit(code)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; the exit code. User errors end in one clear line on stderr."""
+    return _run(argv)
 
 
 def _run(argv: list[str] | None) -> int:

@@ -1,3 +1,3 @@
-from vexel_core.cli import main
+from vexel_core.cli import console_main
 
-main()
+console_main()
