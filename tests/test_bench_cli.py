@@ -1,0 +1,35 @@
+"""`vexel bench` on a CPU preset: the table, the JSON, and numbers that add up."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def test_bench_prints_table_and_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "vexel_core.cli", "bench", "--random", "tiny", "--dtype", "f32",
+         "-n", "6", "--prompt-len", "20", "--output-len", "5", "--cache-dir", str(tmp_path),
+         "--kv-cache-memory", "16MiB", "--json-out", str(out)],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    for label in ("generated tok/s", "TTFT p50/p90/p99", "ITL p50/p90/p99", "peak KV blocks",
+                  "preemptions"):
+        assert label in proc.stdout
+    report = json.loads(out.read_text())
+    (vexel,) = report["results"]
+    assert vexel["requests"] == 6 and vexel["generated_tokens"] == 6 * 5
+    assert abs(vexel["generated_tok_per_s"] * vexel["wall_s"] - 30) < 1e-6 * 30
+    assert 0 < vexel["peak_kv_blocks"] <= vexel["kv_blocks"]
+    ttft = vexel["ttft_s"]
+    assert 0 < ttft["p50"] <= ttft["p90"] <= ttft["p99"] <= vexel["wall_s"]
+
+
+def test_bench_refuses_a_peer_without_a_preset(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "vexel_core.cli", "bench", "--compare", "mlx-lm"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "--random" in proc.stderr
+    assert "Traceback" not in proc.stderr
