@@ -1,0 +1,59 @@
+// Just enough of CUDA to compile the real cuda/prelude.cuh, common/*.h and cuda/kernels.cuh
+// for the CPU (tests/test_quant_kernels.py): every CUDA thread is a std::thread,
+// __syncwarp/__syncthreads are real barriers, shuffles go through memory, __shared__ arrays
+// are static (one CTA runs at a time). Found as <cuda_fp16.h> by the prelude's include.
+#pragma once
+#include <algorithm>
+#include <barrier>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#define __device__
+#define __forceinline__ inline
+#define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
+
+struct float2 { float x, y; };
+struct float4 { float x, y, z, w; };
+inline float2 make_float2(float a, float b) { return {a, b}; }
+struct __nv_bfloat16 { uint16_t bits; };
+struct __half { uint16_t bits; };
+inline __half __ushort_as_half(unsigned short b) { return {b}; }
+inline float __half2float(__half h) {
+  _Float16 f;
+  std::memcpy(&f, &h.bits, 2);
+  return float(f);
+}
+inline float __uint_as_float(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t selector) {
+  const uint64_t bytes = (uint64_t(y) << 32) | x;
+  uint32_t r = 0;
+  for (int i = 0; i < 4; ++i) r |= uint32_t((bytes >> (8 * ((selector >> (4 * i)) & 7))) & 0xFF) << (8 * i);
+  return r;
+}
+using std::fmaf;
+using std::max;
+using std::min;
+
+struct dim3 { unsigned x = 0, y = 0, z = 0; };
+inline thread_local dim3 threadIdx, blockIdx;
+inline thread_local std::barrier<>* warp_barrier;
+inline thread_local std::barrier<>* cta_barrier;
+inline thread_local float* warp_slots;  // 32 floats shared by the lanes of a warp
+
+inline void __syncwarp() { warp_barrier->arrive_and_wait(); }
+inline void __syncthreads() { cta_barrier->arrive_and_wait(); }
+inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
+  const int lane = threadIdx.x & 31;
+  warp_slots[lane] = v;
+  __syncwarp();
+  const float r = warp_slots[lane ^ lane_mask];
+  __syncwarp();
+  return r;
+}
+

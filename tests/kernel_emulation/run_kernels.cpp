@@ -1,0 +1,113 @@
+// Runs the CUDA GGUF kernels (vexel_core/quant/kernels) on the CPU; built and driven by
+// tests/test_quant_kernels.py. Usage (raw blocks, then the activations, on stdin):
+//   run_kernels gemv GGML_TYPE MT ROWS WARPS STAGES N ROW_BYTES M SKIP_ROWS BF16  > y
+//   run_kernels dequant GGML_TYPE N ROW_BYTES SKIP_ROWS                           > W
+// SKIP_ROWS rows of the input precede the weight, so it starts off 16-byte alignment. BF16=1:
+// activations and y in bfloat16 (else float32, as W always is).
+#include "prelude.cuh"
+#include "decode.h"
+#include "formats.h"
+#include "memory_on_cpu.h"
+#include "kernels.cuh"
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+// Runs body() as `threads` CUDA threads of each of `ctas` CTAs, one CTA at a time: the threads
+// live for the whole launch and meet at a barrier between CTAs (the __shared__ arrays are
+// static, so one CTA must be done with them before the next starts).
+template <class Body>
+void launch(int ctas, int threads, Body body) {
+  std::barrier<> block_barrier(threads), between_ctas(threads);
+  std::vector<std::unique_ptr<std::barrier<>>> warp_barriers;
+  for (int w = 0; w < threads / 32; ++w) warp_barriers.emplace_back(new std::barrier<>(32));
+  std::vector<float> slots(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      threadIdx.x = t;
+      warp_barrier = warp_barriers[t / 32].get();
+      cta_barrier = &block_barrier;
+      warp_slots = slots.data() + (t / 32) * 32;
+      for (int cta = 0; cta < ctas; ++cta) {
+        blockIdx.x = cta;
+        body();
+        between_ctas.arrive_and_wait();
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+}
+
+template <class F, class T, int MT, int ROWS, int WARPS, int STAGES>
+void gemv(const uint8_t* w, const T* x, T* y, int n, int row_bytes, int m) {
+  const int ctas = (n + ROWS - 1) / ROWS * ((m + MT - 1) / MT);
+  launch(ctas, WARPS * 32, [&] { vx::gemv<F, T, MT, ROWS, WARPS, STAGES>(w, x, y, n, row_bytes, m); });
+}
+
+// Activations of type T: read them, run the tiling asked for, write y.
+template <class F, class T>
+int run_gemv(char** argv, const uint8_t* w, int n, int row_bytes, int m, int k) {
+  std::vector<T> x(size_t(m) * k), y(size_t(m) * n);
+  std::memset(y.data(), 0xFF, y.size() * sizeof(T));  // NaN in float32 and bfloat16
+  if (fread(x.data(), sizeof(T), x.size(), stdin) != x.size()) return 4;
+  const int mt = atoi(argv[3]), rows = atoi(argv[4]), warps = atoi(argv[5]), stages = atoi(argv[6]);
+  T* out = y.data();
+  // The tilings the tests use: the default at tiles 1, 4 and 8, and two unusual ones.
+  if (mt == 1 && rows == 4 && warps == 4 && stages == 2) gemv<F, T, 1, 4, 4, 2>(w, x.data(), out, n, row_bytes, m);
+  else if (mt == 4 && rows == 4 && warps == 4 && stages == 2) gemv<F, T, 4, 4, 4, 2>(w, x.data(), out, n, row_bytes, m);
+  else if (mt == 8 && rows == 4 && warps == 4 && stages == 2) gemv<F, T, 8, 4, 4, 2>(w, x.data(), out, n, row_bytes, m);
+  else if (mt == 1 && rows == 1 && warps == 2 && stages == 3) gemv<F, T, 1, 1, 2, 3>(w, x.data(), out, n, row_bytes, m);
+  else if (mt == 2 && rows == 8 && warps == 8 && stages == 1) gemv<F, T, 2, 8, 8, 1>(w, x.data(), out, n, row_bytes, m);
+  else return 3;
+  fwrite(y.data(), sizeof(T), y.size(), stdout);
+  return 0;
+}
+
+template <class F>
+void dequant(const uint8_t* w, float* out, int n, int row_bytes) {
+  const int chunks = (row_bytes / F::BB + vx::Chunk<F>::BLOCKS - 1) / vx::Chunk<F>::BLOCKS;
+  launch((n * chunks + 3) / 4, 128, [&] { vx::dequant<F, float, 4>(w, out, n, row_bytes); });
+}
+
+template <class F>
+int run(char** argv, bool is_gemv) {
+  const int n = atoi(argv[is_gemv ? 7 : 3]), row_bytes = atoi(argv[is_gemv ? 8 : 4]);
+  const int m = is_gemv ? atoi(argv[9]) : 0, skip = atoi(argv[is_gemv ? 10 : 5]);
+  const int k = row_bytes / F::BB * F::BE;
+  // 16-byte aligned like a device allocation, with room for the covering words around it.
+  std::vector<uint8_t> buffer(size_t(n + skip) * row_bytes + 64);
+  uint8_t* raw = buffer.data() + 16;
+  if (fread(raw, 1, size_t(n + skip) * row_bytes, stdin) != size_t(n + skip) * row_bytes) return 4;
+  const uint8_t* w = raw + size_t(skip) * row_bytes;
+  if (!is_gemv) {
+    std::vector<float> out(size_t(n) * k, NAN);
+    dequant<F>(w, out.data(), n, row_bytes);
+    fwrite(out.data(), 4, out.size(), stdout);
+    return 0;
+  }
+  return atoi(argv[11]) ? run_gemv<F, __nv_bfloat16>(argv, w, n, row_bytes, m, k)
+                        : run_gemv<F, float>(argv, w, n, row_bytes, m, k);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 6) return 2;  // see the usage above
+  const bool is_gemv = std::string(argv[1]) == "gemv";
+  switch (atoi(argv[2])) {
+    case 2: return run<vx::Q4_0>(argv, is_gemv);
+    case 3: return run<vx::Q4_1>(argv, is_gemv);
+    case 6: return run<vx::Q5_0>(argv, is_gemv);
+    case 7: return run<vx::Q5_1>(argv, is_gemv);
+    case 8: return run<vx::Q8_0>(argv, is_gemv);
+    case 10: return run<vx::Q2_K>(argv, is_gemv);
+    case 11: return run<vx::Q3_K>(argv, is_gemv);
+    case 12: return run<vx::Q4_K>(argv, is_gemv);
+    case 13: return run<vx::Q5_K>(argv, is_gemv);
+    case 14: return run<vx::Q6_K>(argv, is_gemv);
+  }
+  return 1;
+}

@@ -1,0 +1,284 @@
+"""GGUF-native kernels against the reference, on fresh random blocks every run.
+
+Each test body runs on three paths:
+
+* ``gguf_kernel`` (marked ``gpu``): the kernels on MLX's GPU backend, every output buffer
+  filled with NaN before the kernel so that an element it never writes fails the test;
+* ``emulated_cuda``: the same CUDA sources compiled for the CPU (tests/kernel_emulation: one
+  thread per CUDA thread, real barriers and shuffles, NaN-filled outputs), so CI checks the
+  kernels' indexing, staging and reductions; needs a C++20 compiler;
+* ``reference``: MLX's dequantization to float32, then MLX's matmul.
+
+The judge is float64 arithmetic on `gguf.quants.dequantize`'s values. Shapes are awkward on
+purpose: 37 weight rows (9 when emulated; the kernel takes 4 per CTA), rows of several
+1024-element chunks with a partial last one, 1, 3, 8 and 33 activation rows (33: five passes
+of the 8-row tile), and a weight that starts one row into its buffer (not 16-byte aligned).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import mlx.core as mx
+import numpy as np
+import pytest
+from gguf import GGMLQuantizationType as T
+from gguf.quants import dequantize as gguf_dequantize
+
+from vexel_core.quant.formats import ALL_FORMATS
+from vexel_core.quant.kernels import KERNEL_TYPES, gguf_matmul, gpu_backend, library
+from vexel_core.quant.kernels.library import activation_tile
+from vexel_core.quant.measure import random_raw
+from vexel_core.quant.selection import QuantPath, row_bucket, select, select_for
+
+FORMATS = {fmt.ggml_type: fmt for fmt in ALL_FORMATS}
+TYPES = sorted(KERNEL_TYPES, key=int)
+ROWS = 37
+EMULATED_ROWS = 9  # still not a multiple of 4; every CUDA thread is an OS thread there
+# Columns: 7 chunks of 32-element blocks (last one partial), 6 chunks of 256-element blocks.
+COLS = {32: 32 * 197, 256: 256 * 23}
+PATHS = [pytest.param("gguf_kernel", marks=pytest.mark.gpu), "emulated_cuda", "reference"]
+NAN = float("nan")
+EMULATION = Path(__file__).parent / "kernel_emulation"
+KERNELS = Path(__file__).parent.parent / "vexel_core" / "quant" / "kernels"
+
+
+@dataclass
+class Matrix:
+    """Random blocks of one weight, starting `skip` rows into their buffer, and its values."""
+
+    buffer: np.ndarray  # uint8 [skip + rows, row_bytes]
+    skip: int
+    ggml_type: T
+    values: np.ndarray  # float64 [rows, cols]: gguf's dequantization
+
+    @property
+    def raw(self) -> mx.array:
+        return mx.array(self.buffer)[self.skip :]
+
+    @property
+    def rows(self) -> int:
+        return self.values.shape[0]
+
+
+def matrix(ggml_type: T, rng: np.random.Generator, skip: int = 0, path: str = "") -> Matrix:
+    cols = COLS[FORMATS[ggml_type].block_elems]
+    rows = EMULATED_ROWS if path == "emulated_cuda" else ROWS
+    buffer = random_raw(ggml_type, rows + skip, cols, rng)
+    values = gguf_dequantize(buffer[skip:], ggml_type).astype(np.float64)
+    assert np.isfinite(values).all()
+    return Matrix(buffer, skip, ggml_type, values)
+
+
+def float32_bound(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Worst-case float32 rounding of length-K dot products: K * 2^-24 * sum|x_j w_j|. The
+    weights decode exactly, so this is the only error a correct kernel can have (the
+    kernel's summation tree is far shallower than K, so real errors are much smaller)."""
+    return x.shape[-1] * 2.0**-24 * (np.abs(x) @ np.abs(w).T)
+
+
+@pytest.fixture(scope="session")
+def emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/kernel_emulation/run_kernels.cpp built against the kernel sources."""
+    compiler = shutil.which("g++") or shutil.which("clang++")
+    if compiler is None:
+        pytest.skip("the CUDA emulation needs a C++20 compiler (g++ or clang++)")
+    out = tmp_path_factory.mktemp("emulation")
+    probe = out / "probe.cpp"
+    probe.write_text("#include <barrier>\nint main() { std::barrier<> b(1); }\n")
+    if subprocess.run([compiler, "-std=c++20", "-pthread", str(probe), "-o", str(out / "probe")],
+                      capture_output=True).returncode:
+        pytest.skip(f"{compiler} lacks C++20's <barrier>, which the CUDA emulation needs")
+    binary = out / "run_kernels"
+    build = subprocess.run(
+        [compiler, "-std=c++20", "-O1", "-pthread", f"-I{EMULATION}", f"-I{KERNELS / 'cuda'}",
+         f"-I{KERNELS / 'common'}", str(EMULATION / "run_kernels.cpp"), "-o", str(binary)],
+        capture_output=True, text=True,
+    )
+    assert build.returncode == 0, build.stderr[-4000:]
+    return binary
+
+
+def emulate(binary: Path, args: list[object], stdin: bytes) -> np.ndarray:
+    done = subprocess.run([str(binary), *map(str, args)], input=stdin, capture_output=True)
+    assert done.returncode == 0, f"run_kernels {args} exited with {done.returncode}"
+    return np.frombuffer(done.stdout, np.uint8)
+
+
+def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
+            tiling: tuple[int, int, int] = (4, 4, 2)) -> mx.array:
+    """``x @ W.T`` by *path*: the matrix-vector kernel (any row count: more than 8 repeats the
+    8-row tile) on a poisoned output, its emulation, or the reference."""
+    if path == "gguf_kernel":
+        backend = gpu_backend()
+        assert backend is not None
+        return library(backend).gemv(x, m.raw, m.ggml_type, init_value=NAN)
+    if path == "emulated_cuda":
+        binary = request.getfixturevalue("emulator")
+        bf16 = x.dtype == mx.bfloat16
+        if not bf16 and x.dtype != mx.float32:
+            pytest.skip("the emulation runs float32 and bfloat16 activations")
+        tile = activation_tile(x.shape[0])
+        args = ["gemv", int(m.ggml_type), tile, *tiling, m.rows, m.buffer.shape[1], x.shape[0],
+                m.skip, int(bf16)]
+        y = emulate(binary, args, m.buffer.tobytes() + np.array(x.view(mx.uint8)).tobytes())
+        return mx.array(y).view(x.dtype).reshape(x.shape[0], m.rows)
+    w = FORMATS[m.ggml_type].dequantize_mlx(m.raw)
+    return x.astype(mx.float32) @ w.T
+
+
+def dequantized(path: str, m: Matrix, dtype: mx.Dtype, request: pytest.FixtureRequest) -> mx.array:
+    if path == "gguf_kernel":
+        backend = gpu_backend()
+        assert backend is not None
+        return library(backend).dequantize(m.raw, m.ggml_type, dtype, init_value=NAN)
+    if path == "emulated_cuda":
+        binary = request.getfixturevalue("emulator")
+        args = ["dequant", int(m.ggml_type), m.rows, m.buffer.shape[1], m.skip]
+        w = emulate(binary, args, m.buffer.tobytes()).view(np.float32).reshape(m.rows, -1)
+        return mx.array(w).astype(dtype)  # the emulation writes float32; rounding as the GPU's
+    return FORMATS[m.ggml_type].dequantize_mlx(m.raw).astype(dtype)
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("n_tokens", [1, 3, 8, 33])
+@pytest.mark.parametrize("ggml_type", TYPES, ids=lambda t: t.name)
+def test_product_equals_reference(
+    path: str, ggml_type: T, n_tokens: int, rng: np.random.Generator,
+    request: pytest.FixtureRequest,
+) -> None:
+    m = matrix(ggml_type, rng, path=path)
+    x = rng.normal(size=(n_tokens, m.values.shape[1])).astype(np.float32)
+    y = np.array(product(path, mx.array(x), m, request))
+    assert y.shape == (n_tokens, m.rows) and np.isfinite(y).all()
+    assert (np.abs(y - x @ m.values.T) <= float32_bound(x, m.values)).all()
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("dtype", [mx.bfloat16, mx.float16], ids=["bf16", "f16"])
+@pytest.mark.parametrize("ggml_type", TYPES, ids=lambda t: t.name)
+def test_half_precision_activations(
+    path: str, ggml_type: T, dtype: mx.Dtype, rng: np.random.Generator,
+    request: pytest.FixtureRequest,
+) -> None:
+    m = matrix(ggml_type, rng, path=path)
+    x = mx.array(rng.normal(size=(3, m.values.shape[1])).astype(np.float32)).astype(dtype)
+    y = product(path, x, m, request)
+    assert y.dtype == (mx.float32 if path == "reference" else dtype)
+    xf = np.array(x.astype(mx.float32)).astype(np.float64)  # the values the kernel reads
+    exact = xf @ m.values.T
+    got = np.array(y.astype(mx.float32))
+    assert np.isfinite(got).all()
+    # Accumulation in float32 as above, then one rounding of the result to the 8-bit (bf16)
+    # or 11-bit (f16) mantissa: at most 2^-8 of |y| (half an ulp is 2^-9 or 2^-12).
+    assert (np.abs(got - exact) <= float32_bound(xf, m.values) + 2.0**-8 * np.abs(exact)).all()
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("ggml_type", TYPES, ids=lambda t: t.name)
+def test_unaligned_weight_buffer(
+    path: str, ggml_type: T, rng: np.random.Generator, request: pytest.FixtureRequest
+) -> None:
+    # One row into the buffer: rows of 18 * 197 bytes (Q4_0) etc. start off 16-byte words.
+    m = matrix(ggml_type, rng, skip=1, path=path)
+    x = rng.normal(size=(1, m.values.shape[1])).astype(np.float32)
+    y = np.array(product(path, mx.array(x), m, request))
+    assert (np.abs(y - x @ m.values.T) <= float32_bound(x, m.values)).all()
+    values = np.array(dequantized(path, m, mx.float32, request))
+    np.testing.assert_array_equal(values, m.values.astype(np.float32))
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("ggml_type", TYPES, ids=lambda t: t.name)
+def test_dequantize_equals_gguf_bit_for_bit(
+    path: str, ggml_type: T, rng: np.random.Generator, request: pytest.FixtureRequest
+) -> None:
+    # Each value is one rounding of gguf's own exact intermediate, so float32 matches bit for
+    # bit and bfloat16 equals gguf's float32 value rounded to nearest even.
+    m = matrix(ggml_type, rng, path=path)
+    f32 = np.array(dequantized(path, m, mx.float32, request))
+    np.testing.assert_array_equal(f32, m.values.astype(np.float32))
+    bf16 = dequantized(path, m, mx.bfloat16, request)
+    expected = mx.array(m.values.astype(np.float32)).astype(mx.bfloat16)
+    assert mx.array_equal(bf16, expected).item()
+
+
+@pytest.mark.parametrize("tiling, n_tokens", [((1, 2, 3), 1), ((8, 8, 1), 2)],
+                         ids=["1row-2warps-3stages", "8rows-8warps-1stage"])
+@pytest.mark.parametrize("ggml_type", [T.Q4_0, T.Q8_0, T.Q4_K, T.Q6_K], ids=lambda t: t.name)
+def test_emulated_kernel_with_other_tilings(
+    ggml_type: T, tiling: tuple[int, int, int], n_tokens: int, rng: np.random.Generator,
+    request: pytest.FixtureRequest,
+) -> None:
+    # Tilings unlike the default: one weight row per CTA with a deeper pipeline, and eight
+    # rows over eight warps (more warps than a row has chunks) with a single stage.
+    m = matrix(ggml_type, rng, skip=1, path="emulated_cuda")
+    x = rng.normal(size=(n_tokens, m.values.shape[1])).astype(np.float32)
+    y = np.array(product("emulated_cuda", mx.array(x), m, request, tiling))
+    assert (np.abs(y - x @ m.values.T) <= float32_bound(x, m.values)).all()
+
+
+@pytest.fixture
+def quant_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Settings with ``engine.quant_path`` = the test's parameter, for the test's duration."""
+    from vexel_core.config import load_settings, set_settings
+
+    monkeypatch.setenv("VEXEL_ENGINE__QUANT_PATH", request.param)
+    set_settings(load_settings())
+    yield request.param
+    set_settings(None)
+
+
+@pytest.mark.parametrize("quant_path", ["auto", "kernel", "affine"], indirect=True)
+@pytest.mark.parametrize("ggml_type", TYPES, ids=lambda t: t.name)
+def test_linear_product_through_the_selected_path(
+    ggml_type: T, quant_path: str, rng: np.random.Generator
+) -> None:
+    # BlockWeight.matmul as a model calls it, whichever path the setting selects: on a GPU,
+    # "kernel" runs the matrix-vector kernel (1 row) and dequantize + matmul (40 rows); on the
+    # CPU every mode runs MLX's affine terms.
+    m = matrix(ggml_type, rng)
+    weight = FORMATS[ggml_type].load(m.buffer, m.values.shape)
+    for n_tokens in (1, 40):
+        x = rng.normal(size=(2, n_tokens, m.values.shape[1])).astype(np.float32)
+        y = np.array(weight.matmul(mx.array(x)))
+        assert y.shape == (2, n_tokens, ROWS)
+        assert (np.abs(y - x @ m.values.T) <= float32_bound(x, m.values)).all()
+
+
+def test_selection_table_and_forced_paths() -> None:
+    assert row_bucket(1) == row_bucket(8) == 0 and row_bucket(9) == 1 and row_bucket(512) == 2
+    for t in TYPES:
+        for bucket in range(3):
+            assert select(t, "cpu", bucket) is QuantPath.MLX_AFFINE
+            assert select(t, "cpu", bucket, "kernel") is QuantPath.MLX_AFFINE  # no CPU kernels
+            for gpu in ("cuda", "metal"):
+                assert select(t, gpu, bucket, "kernel") is QuantPath.GGUF_KERNEL
+            for device in ("cuda", "metal", "cpu"):
+                assert select(t, device, bucket, "affine") is QuantPath.MLX_AFFINE
+    # A type that is in no table (a float matrix) falls back to the reference.
+    assert select(T.F16, "cuda", 0) is QuantPath.REFERENCE
+
+
+@pytest.mark.parametrize("quant_path", ["affine", "kernel"], indirect=True)
+def test_quant_path_setting_is_read_at_each_product(quant_path: str) -> None:
+    expected = QuantPath.MLX_AFFINE
+    if quant_path == "kernel" and gpu_backend() is not None:
+        expected = QuantPath.GGUF_KERNEL
+    assert select_for(T.Q4_0, mx.zeros((1, 256))) is expected
+
+
+def test_kernels_refuse_what_they_cannot_compute() -> None:
+    with pytest.raises(ValueError, match="no GPU kernel"):
+        library("cuda").gemv(mx.zeros((1, 32)), mx.zeros((1, 18), mx.uint8), T.IQ4_NL)
+    with pytest.raises(ValueError, match="raw must be uint8"):
+        library("cuda").gemv(mx.zeros((1, 32)), mx.zeros((1, 17), mx.uint8), T.Q4_0)
+    with pytest.raises(ValueError, match=r"x must be \[M, 32\]"):
+        library("cuda").gemv(mx.zeros((1, 64)), mx.zeros((1, 18), mx.uint8), T.Q4_0)
+    if gpu_backend() is None:
+        with pytest.raises(ValueError, match="needs MLX's default device to be a GPU"):
+            gguf_matmul(mx.zeros((1, 32)), mx.zeros((1, 18), mx.uint8), T.Q4_0)

@@ -1,0 +1,74 @@
+"""GGUF-native quantized matrix products on the GPU.
+
+`gguf_matmul(x, raw, ggml_type)` computes ``x @ W.T`` straight from the file's blocks
+(``raw``: uint8 ``[rows, row_bytes]``, as `BlockWeight.raw` holds them) for Q4_0, Q4_1, Q5_0,
+Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
+
+* few activation rows (decode): a matrix-vector kernel that reads the blocks once
+  (`KernelLibrary.gemv`);
+* many rows (prefill, from `PREFILL_ROWS`): the blocks dequantized into ``x``'s dtype by a
+  kernel, a slice of rows at a time, then MLX's matmul.
+
+Backends: CUDA (``cuda/``) and Metal (``metal/``), same names and tiling. Neither has run on a
+GPU yet (`library` says what is verified), so `vexel_core.quant.selection` uses them only when
+forced (``engine.quant_path = "kernel"``) until the GPU tests pass.
+"""
+
+from __future__ import annotations
+
+import mlx.core as mx
+from gguf import GGMLQuantizationType
+
+from vexel_core.quant.kernels.library import (
+    ACTIVATION_TILES,
+    KERNEL_TYPES,
+    GemvTiling,
+    KernelLibrary,
+    gpu_backend,
+    library,
+)
+
+__all__ = [
+    "ACTIVATION_TILES", "KERNEL_TYPES", "PREFILL_ROWS", "GemvTiling", "KernelLibrary",
+    "gguf_matmul", "gpu_backend", "library",
+]
+
+# Activation rows from which dequantize-then-matmul takes over from the matrix-vector kernel.
+# An estimate (at 16 rows the kernel needs two 8-row passes, each compute-bound); benchmarks/
+# kernels.py measures both at 8 and 32 rows to set it.
+PREFILL_ROWS = 16
+# Largest dequantized slice of a weight held at once on the prefill path.
+PREFILL_SLICE_BYTES = 256 << 20
+
+
+def gguf_matmul(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType) -> mx.array:
+    """``x[..., K] @ W.T`` -> ``[..., N]`` in x's dtype, W being the blocks ``raw[N, row_bytes]``.
+
+    Runs on MLX's default GPU backend; raises ValueError on the CPU (which keeps the
+    reference path) or for a type without kernels.
+    """
+    backend = gpu_backend()
+    if backend is None:
+        raise ValueError("gguf_matmul needs MLX's default device to be a GPU")
+    lib = library(backend)
+    lead = x.shape[:-1]
+    x2 = x.reshape(-1, x.shape[-1])
+    if x2.dtype not in (mx.float32, mx.float16, mx.bfloat16):
+        x2 = x2.astype(mx.float32)
+    if x2.shape[0] < PREFILL_ROWS:
+        y = lib.gemv(x2, raw, ggml_type)
+    else:
+        y = _dequantize_matmul(lib, x2, raw, ggml_type)
+    return y.reshape(*lead, raw.shape[0]).astype(x.dtype)
+
+
+def _dequantize_matmul(
+    lib: KernelLibrary, x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType
+) -> mx.array:
+    rows = raw.shape[0]
+    step = max(1, PREFILL_SLICE_BYTES // (x.shape[1] * x.dtype.size))
+    parts = [
+        x @ lib.dequantize(raw[start : start + step], ggml_type, x.dtype).T
+        for start in range(0, rows, step)
+    ]
+    return parts[0] if len(parts) == 1 else mx.concatenate(parts, axis=-1)

@@ -1,0 +1,71 @@
+// Memory helpers of the GGUF kernels: activation loads, output stores and asynchronous staging
+// of weight bytes into shared memory.
+
+namespace vx {
+
+// ---------------------------------------------------------------------------------------------
+// Activations: four consecutive values as floats, read through the read-only cache.
+// ---------------------------------------------------------------------------------------------
+__device__ __forceinline__ float4 load4(const float* p) {
+  return __ldg(reinterpret_cast<const float4*>(p));
+}
+__device__ __forceinline__ float4 load4(const __half* p) {
+  const uint2 v = __ldg(reinterpret_cast<const uint2*>(p));
+  const float2 a = __half22float2(*reinterpret_cast<const __half2*>(&v.x));
+  const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&v.y));
+  return make_float4(a.x, a.y, b.x, b.y);
+}
+__device__ __forceinline__ float4 load4(const __nv_bfloat16* p) {
+  const uint2 v = __ldg(reinterpret_cast<const uint2*>(p));
+  return make_float4(__uint_as_float(v.x << 16), __uint_as_float(v.x & 0xFFFF0000u),
+                     __uint_as_float(v.y << 16), __uint_as_float(v.y & 0xFFFF0000u));
+}
+
+__device__ __forceinline__ void store4(float* p, float a, float b, float c, float d) {
+  *reinterpret_cast<float4*>(p) = make_float4(a, b, c, d);
+}
+__device__ __forceinline__ void store4(__half* p, float a, float b, float c, float d) {
+  __half2 v[2] = {__floats2half2_rn(a, b), __floats2half2_rn(c, d)};
+  *reinterpret_cast<uint2*>(p) = *reinterpret_cast<const uint2*>(v);
+}
+__device__ __forceinline__ void store4(__nv_bfloat16* p, float a, float b, float c, float d) {
+  __nv_bfloat162 v[2] = {__floats2bfloat162_rn(a, b), __floats2bfloat162_rn(c, d)};
+  *reinterpret_cast<uint2*>(p) = *reinterpret_cast<const uint2*>(v);
+}
+
+__device__ __forceinline__ void store1(float* p, float v) { *p = v; }
+__device__ __forceinline__ void store1(__half* p, float v) { *p = __float2half(v); }
+__device__ __forceinline__ void store1(__nv_bfloat16* p, float v) { *p = __float2bfloat16(v); }
+
+// ---------------------------------------------------------------------------------------------
+// Asynchronous global -> shared copies (sm_80+), 16 bytes each, cached in L2 only: weights are
+// streamed once.
+// ---------------------------------------------------------------------------------------------
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+  const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// One warp copies the bytes [src, src + len) into dst with 16-byte copies of the aligned words
+// that cover them, and returns where src starts inside dst. GGUF rows need not start on a
+// 16-byte boundary (a Q4_0 block is 18 bytes); the covering words never leave the pages that
+// hold the row, so the few bytes read around it are harmless.
+__device__ __forceinline__ int stage_bytes(uint8_t* dst, const uint8_t* src, int len, int lane) {
+  const uintptr_t start = reinterpret_cast<uintptr_t>(src);
+  const uintptr_t first = start & ~uintptr_t(15);
+  const int off = int(start - first);
+  const int words = (off + len + 15) >> 4;
+  for (int j = lane; j < words; j += 32) {
+    cp_async16(dst + 16 * j, reinterpret_cast<const uint8_t*>(first) + 16 * j);
+  }
+  return off;
+}
+
+}  // namespace vx

@@ -1,0 +1,198 @@
+"""Building and launching the GGUF kernels through MLX's custom-kernel API.
+
+The kernel sources live beside this file: ``common/*.h`` (the block formats and their exact
+decoding, shared by both backends), ``cuda/*`` for `mx.fast.cuda_kernel` and ``metal/*`` for
+`mx.fast.metal_kernel`. A backend's prelude, the common headers, its memory helpers and its
+kernels are joined into the kernel's ``header``; the ``.cu``/``.metal`` file of an operation is
+its body (MLX generates the signature). The format and the tiling arrive as template
+arguments, so each (operation, format, activation dtype, tile) compiles once per process
+(NVRTC: about 1-2 s each).
+
+What is verified (notes/gpu-kernels.md): every CUDA variant compiles with the NVRTC that MLX's
+CUDA backend uses; the format decoding equals `gguf.quants.dequantize` bit for bit, and both
+kernels, run on the CPU under an emulation of CUDA threads, equal the reference for all ten
+formats. They have NOT yet run on a GPU: the only device call of their first session failed
+to compile (fixed since) and no device time was left. The Metal sources keep the same names
+and tiling; they pass a C++ syntax check but have never been compiled by a Metal compiler or
+run (no Apple machine here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+import mlx.core as mx
+from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
+
+Backend = Literal["cuda", "metal"]
+Op = Literal["gemv", "dequant"]
+
+Q = GGMLQuantizationType
+KERNEL_TYPES: frozenset[GGMLQuantizationType] = frozenset(
+    {Q.Q4_0, Q.Q4_1, Q.Q5_0, Q.Q5_1, Q.Q8_0, Q.Q2_K, Q.Q3_K, Q.Q4_K, Q.Q5_K, Q.Q6_K}
+)
+ACTIVATION_DTYPES = (mx.float32, mx.float16, mx.bfloat16)
+
+CHUNK_ELEMS = 1024  # elements of a row one warp stages at a time (kernels.cuh: CHUNK_ELEMS)
+ACTIVATION_TILES = (1, 2, 4, 8)  # compiled activation-row counts of the matrix-vector kernel
+DEQUANT_WARPS = 4
+
+_HERE = Path(__file__).parent
+_HEADERS = {
+    "cuda": ("cuda/prelude.cuh", "common/decode.h", "common/formats.h", "cuda/memory.cuh",
+             "cuda/kernels.cuh"),
+    "metal": ("metal/prelude.metal", "common/decode.h", "common/formats.h", "metal/memory.metal",
+              "metal/kernels.metal"),
+}
+_BODIES = {
+    "cuda": {"gemv": "cuda/gemv.cu", "dequant": "cuda/dequant.cu"},
+    "metal": {"gemv": "metal/gemv.metal", "dequant": "metal/dequant.metal"},
+}
+_INPUTS = {"gemv": ["w", "x"], "dequant": ["w"]}
+
+
+@dataclass(frozen=True)
+class GemvTiling:
+    """How the matrix-vector kernel splits the work (kernels.cuh explains the terms)."""
+
+    rows: int = 4  # weight rows per CTA
+    warps: int = 4  # warps per CTA, splitting the row's chunks
+    stages: int = 2  # chunks in flight per warp
+
+
+# Metal has no asynchronous copies (a second stage would only cost threadgroup memory, of
+# which Apple GPUs have 32 KiB).
+DEFAULT_TILING: dict[Backend, GemvTiling] = {"cuda": GemvTiling(), "metal": GemvTiling(stages=1)}
+
+
+def kernel_source(backend: Backend, op: Op) -> tuple[str, str]:
+    """(header, body) of one operation, as handed to MLX."""
+    header = "\n".join((_HERE / name).read_text() for name in _HEADERS[backend])
+    return header, (_HERE / _BODIES[backend][op]).read_text()
+
+
+def activation_tile(rows: int) -> int:
+    """The compiled tile for *rows* activation rows: the smallest that holds them, else 8."""
+    return next((t for t in ACTIVATION_TILES if t >= rows), ACTIVATION_TILES[-1])
+
+
+def gpu_backend() -> Backend | None:
+    """The GPU backend MLX computes on by default, or None when that is the CPU."""
+    if mx.default_device().type != mx.DeviceType.gpu:
+        return None
+    return "cuda" if _cuda_available() else "metal"
+
+
+@cache
+def _cuda_available() -> bool:
+    try:
+        return bool(mx.cuda.is_available())
+    except AttributeError:  # builds without the CUDA module
+        return False
+
+
+def block_shape(ggml_type: GGMLQuantizationType) -> tuple[int, int]:
+    """(elements, bytes) of one block."""
+    if ggml_type not in KERNEL_TYPES:
+        names = ", ".join(sorted(t.name for t in KERNEL_TYPES))
+        raise ValueError(f"ggml_type {ggml_type!r} has no GPU kernel; kernels exist for {names}")
+    return GGML_QUANT_SIZES[ggml_type]
+
+
+class KernelLibrary:
+    """The kernels of one backend, built on first use and kept for the process."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self._kernels: dict[str, Any] = {}
+
+    def _kernel(self, op: Op) -> Any:
+        if op not in self._kernels:
+            header, body = kernel_source(self.backend, op)
+            factory = mx.fast.cuda_kernel if self.backend == "cuda" else mx.fast.metal_kernel
+            self._kernels[op] = factory(
+                name=f"vx_{op}", input_names=_INPUTS[op], output_names=["y"],
+                source=body, header=header,
+            )
+        return self._kernels[op]
+
+    def gemv(
+        self,
+        x: mx.array,
+        raw: mx.array,
+        ggml_type: GGMLQuantizationType,
+        *,
+        tile: int | None = None,
+        tiling: GemvTiling | None = None,
+        init_value: float | None = None,
+    ) -> mx.array:
+        """``x[M, K] @ W.T`` -> ``[M, N]`` in x's dtype, W being the blocks ``raw[N, row_bytes]``.
+
+        *tile* activation rows are computed per pass (default: `activation_tile(M)`); more rows
+        repeat the pass. *init_value* fills the output before the kernel runs (tests poison it
+        with NaN to catch elements the kernel never writes).
+        """
+        rows, cols = _check(raw, ggml_type)
+        if x.ndim != 2 or x.shape[1] != cols or x.dtype not in ACTIVATION_DTYPES:
+            raise ValueError(
+                f"x must be [M, {cols}] float32, float16 or bfloat16; got {x.shape} {x.dtype}"
+            )
+        mt = tile or activation_tile(x.shape[0])
+        tiling = tiling or DEFAULT_TILING[self.backend]
+        ctas = -(-rows // tiling.rows) * -(-x.shape[0] // mt)
+        threads = tiling.warps * 32
+        template = [
+            ("GGML_TYPE", int(ggml_type)), ("T", x.dtype), ("MT", mt),
+            ("ROWS", tiling.rows), ("WARPS", tiling.warps), ("STAGES", tiling.stages),
+        ]
+        return self._launch("gemv", [raw, x], template, ctas * threads, threads,
+                            (x.shape[0], rows), x.dtype, init_value)
+
+    def dequantize(
+        self,
+        raw: mx.array,
+        ggml_type: GGMLQuantizationType,
+        dtype: mx.Dtype = mx.bfloat16,
+        *,
+        init_value: float | None = None,
+    ) -> mx.array:
+        """The blocks ``raw[N, row_bytes]`` as a ``[N, K]`` matrix of *dtype*."""
+        rows, cols = _check(raw, ggml_type)
+        if dtype not in ACTIVATION_DTYPES:
+            raise ValueError(f"dtype must be float32, float16 or bfloat16; got {dtype}")
+        jobs = rows * -(-cols // CHUNK_ELEMS)
+        threads = DEQUANT_WARPS * 32
+        template = [("GGML_TYPE", int(ggml_type)), ("T", dtype), ("WARPS", DEQUANT_WARPS)]
+        return self._launch("dequant", [raw], template, -(-jobs // DEQUANT_WARPS) * threads,
+                            threads, (rows, cols), dtype, init_value)
+
+    def _launch(
+        self, op: Op, inputs: list[mx.array], template: list[tuple[str, Any]], grid: int,
+        threads: int, shape: tuple[int, int], dtype: mx.Dtype, init_value: float | None,
+    ) -> mx.array:
+        extra = {} if init_value is None else {"init_value": init_value}
+        out = self._kernel(op)(
+            inputs=inputs, template=template, grid=(grid, 1, 1), threadgroup=(threads, 1, 1),
+            output_shapes=[shape], output_dtypes=[dtype], **extra,
+        )
+        return out[0]
+
+
+def _check(raw: mx.array, ggml_type: GGMLQuantizationType) -> tuple[int, int]:
+    """(rows, columns) of the matrix whose blocks are *raw*."""
+    elems, nbytes = block_shape(ggml_type)
+    if raw.ndim != 2 or raw.dtype != mx.uint8 or raw.shape[1] % nbytes:
+        raise ValueError(
+            f"raw must be uint8 [rows, blocks * {nbytes}] for {ggml_type.name}; "
+            f"got {raw.shape} {raw.dtype}"
+        )
+    return raw.shape[0], raw.shape[1] // nbytes * elems
+
+
+@cache
+def library(backend: Backend) -> KernelLibrary:
+    """The process-wide library of *backend*."""
+    return KernelLibrary(backend)

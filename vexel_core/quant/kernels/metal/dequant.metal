@@ -1,0 +1,9 @@
+// Body of the dequantization kernel (template arguments: GGML_TYPE, T, WARPS).
+// NEVER COMPILED OR RUN: no Apple machine exists where this project is developed.
+typedef typename vx::FormatOf<GGML_TYPE>::type F;
+threadgroup uint4 stage_words[WARPS * vx::Chunk<F>::SLOT / 16];  // 16-aligned
+threadgroup float2 scales[WARPS * vx::Chunk<F>::GROUPS];
+vx::dequant<F, T, WARPS>(w, y, w_shape[0], w_shape[1],
+                         reinterpret_cast<threadgroup uint8_t*>(stage_words), scales,
+                         thread_index_in_simdgroup, simdgroup_index_in_threadgroup,
+                         threadgroup_position_in_grid.x);

@@ -1,0 +1,85 @@
+"""Which implementation computes a quantized matrix product ``x @ W.T``.
+
+Three paths exist for a GGUF block-format weight (`BlockWeight`):
+
+* ``gguf_kernel``: the GGUF-native GPU kernels of `vexel_core.quant.kernels`, reading the
+  file's blocks;
+* ``mlx_affine``: MLX's ``quantized_matmul`` on the weight's exact affine terms (one term
+  for Q4_0 ... Q5_K, a few for Q2_K, Q3_K and Q6_K);
+* ``reference``: dequantize to float32, then MLX's matmul (correct everywhere, slow).
+
+`TABLE` picks one per (device kind, format, activation-row bucket). The setting
+``engine.quant_path`` overrides it: ``affine`` forces MLX's path and ``kernel`` the GGUF
+kernels wherever a GPU backend has them, so the two can be compared in one run
+(``VEXEL_ENGINE__QUANT_PATH=kernel``; benchmarks/kernels.py times both side by side).
+
+The table keeps MLX's affine path everywhere for now: the kernels have not yet passed their GPU
+tests (CUDA: compiled with NVRTC and checked under a CPU emulation only; Metal: never compiled;
+notes/gpu-kernels.md). Once ``pytest -m gpu tests/test_quant_kernels.py`` passes on the H200,
+set the "cuda" rows to the faster path per bucket that benchmarks/kernels.py measures.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from functools import cache
+from typing import Literal
+
+import mlx.core as mx
+from gguf import GGMLQuantizationType
+
+from vexel_core.quant.kernels import KERNEL_TYPES, gpu_backend
+
+DeviceKind = Literal["cuda", "metal", "cpu"]
+QuantMode = Literal["auto", "kernel", "affine"]
+
+
+class QuantPath(str, Enum):
+    GGUF_KERNEL = "gguf_kernel"
+    MLX_AFFINE = "mlx_affine"
+    REFERENCE = "reference"
+
+
+# Activation-row buckets: decode (1-8 rows), small batches (9-64), prefill (65+).
+ROW_BUCKETS = (8, 64)
+
+A = QuantPath.MLX_AFFINE
+# Per format: the path for each row bucket (decode, small batch, prefill).
+TABLE: dict[DeviceKind, dict[GGMLQuantizationType, tuple[QuantPath, QuantPath, QuantPath]]] = {
+    "cuda": {t: (A, A, A) for t in KERNEL_TYPES},  # kernels unproven on the GPU: see above
+    "metal": {t: (A, A, A) for t in KERNEL_TYPES},  # Metal kernels never compiled
+    "cpu": {t: (A, A, A) for t in KERNEL_TYPES},  # no CPU kernels
+}
+del A
+
+
+def row_bucket(rows: int) -> int:
+    """Index into a `TABLE` entry for *rows* activation rows."""
+    return next((i for i, top in enumerate(ROW_BUCKETS) if rows <= top), len(ROW_BUCKETS))
+
+
+@cache
+def select(
+    ggml_type: GGMLQuantizationType, device: DeviceKind, bucket: int, mode: QuantMode = "auto"
+) -> QuantPath:
+    """The path for *ggml_type* on *device* for activation-row *bucket* (`row_bucket`)."""
+    has_kernel = device != "cpu" and ggml_type in KERNEL_TYPES
+    if mode == "affine":
+        return QuantPath.MLX_AFFINE
+    if mode == "kernel" and has_kernel:
+        return QuantPath.GGUF_KERNEL
+    entry = TABLE[device].get(ggml_type)
+    return entry[bucket] if entry is not None else QuantPath.REFERENCE
+
+
+def device_kind() -> DeviceKind:
+    """Where MLX computes by default: ``cuda``, ``metal`` or ``cpu``."""
+    return gpu_backend() or "cpu"
+
+
+def select_for(ggml_type: GGMLQuantizationType, x: mx.array) -> QuantPath:
+    """The path for ``x @ W.T`` now: device, rows of *x* and the ``engine.quant_path`` setting."""
+    from vexel_core.config import get_settings
+
+    rows = x.size // x.shape[-1] if x.ndim else 1
+    return select(ggml_type, device_kind(), row_bucket(rows), get_settings().engine.quant_path)
