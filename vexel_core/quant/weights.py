@@ -17,6 +17,8 @@ from gguf import GGMLQuantizationType
 
 from vexel_core.quant.affine import AffineMatrix
 from vexel_core.quant.base import WeightTensor
+from vexel_core.quant.kernels import gguf_matmul
+from vexel_core.quant.selection import QuantPath, select_for
 
 
 class DenseWeight(WeightTensor):
@@ -84,7 +86,17 @@ class BlockWeight(WeightTensor):
         return mx.array(np.asarray(self._raw_bytes))
 
     def matmul(self, x: mx.array) -> mx.array:
-        """``x @ W.T`` in ``x``'s dtype; computed in float32 when `float32_products` is set."""
+        """``x @ W.T`` in ``x``'s dtype, by the path `vexel_core.quant.selection` picks: the
+        GGUF-native kernels (on a GPU), the affine terms, or the reference."""
+        path = select_for(self.ggml_type, x)
+        if path is QuantPath.GGUF_KERNEL:
+            return gguf_matmul(x, self.raw, self.ggml_type)
+        if path is QuantPath.REFERENCE:
+            return (x.astype(mx.float32) @ self.dequantize().T).astype(x.dtype)
+        return self.affine_matmul(x)
+
+    def affine_matmul(self, x: mx.array) -> mx.array:
+        """``x @ W.T`` on the affine terms; in float32 when `float32_products` is set."""
         xs = x.astype(mx.float32) if self.float32_products else x
         products = [t.matrix.matmul(sum_over_spans(xs, t.span)) for t in self.terms]
         return _total(products).astype(x.dtype)
