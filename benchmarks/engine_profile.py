@@ -42,7 +42,8 @@ def main() -> None:
     ap.add_argument("--backend", default="sdpa")
     a = ap.parse_args()
     host = load_plugins()
-    path = write_random_model(Path(a.cache) / f"random-{a.preset}-{a.dtype}.gguf", a.preset, a.dtype)
+    name = f"random-{a.preset}-{a.dtype}.gguf"
+    path = write_random_model(Path(a.cache) / name, a.preset, a.dtype)
     t = time.perf_counter()
     loaded = load_model(path, host)
     load_s = time.perf_counter() - t
@@ -50,8 +51,9 @@ def main() -> None:
                               kv_cache_memory="16GiB", attention_backend=a.backend)
     engine = LLMEngine(loaded, settings, host)
     for i in range(a.batch):
-        engine.add_request(GenerationRequest(f"r{i}", [5 + (i + j) % 1000 for j in range(a.context)],
-                                             SamplingParams(temperature=0.0), 1000, ignore_eos=True))
+        prompt = [5 + (i + j) % 1000 for j in range(a.context)]
+        engine.add_request(GenerationRequest(f"r{i}", prompt, SamplingParams(temperature=0.0),
+                                             1000, ignore_eos=True))
     def prefilling() -> bool:
         return bool(engine.scheduler.waiting) or any(
             s.num_computed < s.num_tokens - 1 for s in engine.scheduler.running)
@@ -67,14 +69,16 @@ def main() -> None:
     res["decode_step_s"] = timed(engine.step, 10)
     # A second prefill of the same size, kernels now compiled.
     for i in range(a.batch, a.batch + 16):
-        engine.add_request(GenerationRequest(f"r{i}", [7 + (i + j) % 1000 for j in range(a.context)],
-                                             SamplingParams(temperature=0.0), 1, ignore_eos=True))
+        prompt = [7 + (i + j) % 1000 for j in range(a.context)]
+        engine.add_request(GenerationRequest(f"r{i}", prompt, SamplingParams(temperature=0.0),
+                                             1, ignore_eos=True))
     t = time.perf_counter()
     engine.step()
     res["warm_prefill_step_s"] = time.perf_counter() - t
     # Pieces, at the decode shape of layer 0, repeated for all layers.
     sched = engine.scheduler.schedule()
     tokens, batch, _ = engine.runner.build_batch(sched)
+    res["t_build_batch_s"] = timed(lambda: engine.runner.build_batch(sched), 10)
     for s in sched.seqs:  # undo the allocation the probe schedule made
         engine.blocks.trim(s.seq.table, s.seq.num_computed)
     model = engine.model
@@ -102,8 +106,8 @@ def main() -> None:
     mx.eval(kt, vt, mask)
 
     def sdpa() -> None:
-        outs = [mx.fast.scaled_dot_product_attention(q[:, :, None, :], kt, vt, scale=0.088, mask=mask)
-                for _ in range(layers)]
+        outs = [mx.fast.scaled_dot_product_attention(q[:, :, None, :], kt, vt, scale=0.088,
+                                                     mask=mask) for _ in range(layers)]
         mx.eval(outs)
 
     x = mx.random.normal((B, model.embed.weight.shape[1])).astype(model.dtype)
@@ -121,9 +125,6 @@ def main() -> None:
     res["kv_gather_s"] = timed(gathers)
     res["sdpa_on_gathered_s"] = timed(sdpa)
     res["matmuls_s"] = timed(matmuls)
-    res["t_build_batch_s"] = timed(lambda: engine.runner.build_batch(sched), 10)
-    for s in sched.seqs:
-        engine.blocks.trim(s.seq.table, s.seq.num_computed)
     weight_bytes = sum(getattr(m.weight, "nbytes", 0) for m in _linears(model))
     res["weight_gb"] = weight_bytes / 1e9
     res["matmul_gb_per_s"] = weight_bytes / res["matmuls_s"] / 1e9

@@ -63,7 +63,8 @@ def _one_line_error(proc: subprocess.CompletedProcess[str], *needles: str) -> No
 
 
 def test_missing_file() -> None:
-    _one_line_error(vexel("generate", "-m", "/nonexistent/model.gguf", "hi"), "/nonexistent/model.gguf")
+    missing = "/nonexistent/model.gguf"
+    _one_line_error(vexel("generate", "-m", missing, "hi"), missing)
 
 
 def test_not_a_gguf_file(tmp_path: Path) -> None:

@@ -16,7 +16,8 @@ from vexel_core.errors import PluginError, RegistryMiss
 from vexel_core.plugins import PluginHost, load_plugins, set_host
 
 
-def _install_dist(site: Path, dist: str, entry_points: dict[str, str], modules: dict[str, str]) -> None:
+def _install_dist(site: Path, dist: str, entry_points: dict[str, str],
+                  modules: dict[str, str]) -> None:
     """A throwaway distribution: a .dist-info with entry points, plus its modules."""
     info = site / f"{dist}-1.2.3.dist-info"
     info.mkdir(parents=True)
@@ -66,7 +67,7 @@ def test_builtins_register_through_the_same_hooks() -> None:
     assert "Q4_K" in host.quant_formats and "F16" in host.quant_formats
 
 
-def test_third_party_plugin_is_listed_and_selectable(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_third_party_plugin_is_listed_and_selectable(site: Path) -> None:
     _install_dist(site, "thirdparty-good", {"good": "thirdparty_good"}, {"thirdparty_good": GOOD})
     host = load_plugins()
     assert host.attention_backends.entry("shout").plugin == "good"
@@ -79,7 +80,7 @@ def test_third_party_plugin_is_listed_and_selectable(site: Path, capsys: pytest.
     assert listed["good"]["version"] == "1.2.3"
 
 
-def test_plugin_selected_by_settings(site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plugin_selected_by_settings(site: Path, tmp_path: Path) -> None:
     from vexel_core.config import load_settings
 
     _install_dist(site, "thirdparty-good", {"good": "thirdparty_good"}, {"thirdparty_good": GOOD})
@@ -91,7 +92,8 @@ def test_plugin_selected_by_settings(site: Path, tmp_path: Path, monkeypatch: py
     assert type(backend).__name__ == "Shout"
 
 
-def test_broken_plugin_is_skipped_and_logged(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_broken_plugin_is_skipped_and_logged(site: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
     _install_dist(site, "thirdparty-broken", {"broken": "thirdparty_broken"},
                   {"thirdparty_broken": BROKEN})
     host = load_plugins()
@@ -122,7 +124,8 @@ def test_allow_and_block_lists(site: Path) -> None:
 
 def test_registry_miss_lists_what_is_available() -> None:
     host = load_plugins()
-    with pytest.raises(RegistryMiss, match="no attention backend named 'nope'; available: .*paged.*sdpa"):
+    expected = "no attention backend named 'nope'; available: .*paged.*sdpa"
+    with pytest.raises(RegistryMiss, match=expected):
         host.attention_backends.get("nope")
 
 

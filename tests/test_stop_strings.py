@@ -41,7 +41,7 @@ def test_random_streams_cut_exactly_before_a_stop() -> None:
         stops = ["".join(rng.choice("ab\n") for _ in range(rng.randrange(1, 4)))
                  for _ in range(rng.randrange(1, 3))]
         cuts = sorted(rng.sample(range(len(text) + 1), k=min(len(text) + 1, 4)))
-        deltas = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+        deltas = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
         out, hit = run(stops, deltas)
         assert text.startswith(out)
         assert not any(st in out for st in stops)

@@ -7,11 +7,11 @@ bad flags) end in one line on stderr and a non-zero exit code, never a traceback
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import os
 import sys
-from typing import Any
 
 import click
 
@@ -64,10 +64,8 @@ def console_main() -> None:
     exception"); a command that has finished has nothing left for that shutdown to do."""
     code = main()
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(BrokenPipeError, ValueError):
             stream.flush()
-        except (BrokenPipeError, ValueError):
-            pass
     os._exit(code)
 
 

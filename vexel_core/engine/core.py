@@ -20,8 +20,8 @@ from vexel_core.engine.request import (
     FinishReason,
     GenerationRequest,
     RequestOutput,
-    Sequence,
     SeqStatus,
+    Sequence,
     StopStrings,
     TokenLogprob,
 )
@@ -200,7 +200,7 @@ class LLMEngine:
         if prev is not None:
             with self._lock:
                 ahead = self._schedule_ahead(prev)
-            if ahead is not None:
+            if ahead is not None and prev.sample is not None:
                 schedule, rows = ahead
                 tokens = prev.sample.tokens
                 if len(rows) != len(prev.pairs):
