@@ -25,7 +25,7 @@ from vexel_core.model.layers import (
     RoPE,
     gelu_tanh,
 )
-from vexel_core.model.metadata import ArchKeys, activation_dtype
+from vexel_core.model.metadata import ArchKeys, DecoderArgs, activation_dtype
 from vexel_core.model.weights import Weights
 from vexel_core.plugins import PluginHost
 
@@ -33,59 +33,32 @@ GEMMA2_27B_LAYERS = 46
 
 
 @dataclass(frozen=True)
-class ModelArgs:
-    hidden: int
-    layers: int
-    ffn: int
-    heads: int
-    kv_heads: int
-    head_dim: int
+class ModelArgs(DecoderArgs):
     query_scale: float
-    rope_dims: int
-    rope_base: float
     rope_base_swa: float  # sliding layers may rotate with another base (rope.freq_base_swa)
-    rope_scale: float
-    rope_attn_factor: float
     norm_eps: float
     attn_softcap: float
     final_softcap: float
     window: int
     sliding: tuple[bool, ...]  # per layer: does it attend through the window?
-    context_len: int
-    vocab_size: int
 
     @classmethod
     def from_gguf(cls, g: GGUFFile) -> ModelArgs:
         k = ArchKeys(g)
-        hidden = k.int("embedding_length")
-        heads = k.int("attention.head_count")
-        head_dim = k.int("attention.key_length", hidden // heads if heads else None)
-        layers = k.int("block_count")
-        base = k.float("rope.freq_base", 10000.0)
+        c = DecoderArgs.common(k)
+        # Gemma 2 scales queries by query_pre_attn_scalar**-0.5, which GGUF does not store:
+        # llama.cpp uses hidden / heads for the 27B model (46 layers, where the scalar is
+        # 144) and the head size for every other.
+        scalar = c["hidden"] // c["heads"] if c["layers"] == GEMMA2_27B_LAYERS else c["head_dim"]
         return cls(
-            hidden=hidden,
-            layers=layers,
-            ffn=k.int("feed_forward_length"),
-            heads=heads,
-            kv_heads=k.int("attention.head_count_kv", heads),
-            head_dim=head_dim,
-            # Gemma 2 scales queries by query_pre_attn_scalar**-0.5, which GGUF does not
-            # store: llama.cpp uses hidden / heads for the 27B model (46 layers, where the
-            # scalar is 144) and the head size for every other.
-            query_scale=1.0 / math.sqrt(hidden // heads if layers == GEMMA2_27B_LAYERS
-                                        else head_dim),
-            rope_dims=k.int("rope.dimension_count", head_dim),
-            rope_base=base,
-            rope_base_swa=k.float("rope.freq_base_swa", base),
-            rope_scale=k.rope_position_scale(),
-            rope_attn_factor=k.float("rope.scaling.attn_factor", 1.0),
+            **c,
+            query_scale=1.0 / math.sqrt(scalar),
+            rope_base_swa=k.float("rope.freq_base_swa", c["rope_base"]),
             norm_eps=k.float("attention.layer_norm_rms_epsilon"),
             attn_softcap=k.float("attn_logit_softcapping", 50.0),
             final_softcap=k.float("final_logit_softcapping", 30.0),
             window=k.int("attention.sliding_window", 4096),
-            sliding=_sliding_layers(k, layers),
-            context_len=k.int("context_length"),
-            vocab_size=k.vocab_size(),
+            sliding=_sliding_layers(k, c["layers"]),
         )
 
 
@@ -110,7 +83,7 @@ class Gemma2Architecture:
         a = ModelArgs.from_gguf(gguf)
         dtype = activation_dtype(gguf.tensor("blk.0.ffn_down.weight").ggml_type.name)
         w = Weights(gguf, host, dtype)
-        q_rows, kv_rows = a.heads * a.head_dim, a.kv_heads * a.head_dim
+        q_rows, kv_rows = a.q_rows, a.kv_rows
         blocks: list[nn.Module] = []
         for i in range(a.layers):
             p = f"blk.{i}"

@@ -9,47 +9,23 @@ from vexel_core.gguf.reader import GGUFFile
 from vexel_core.model.architecture import KVSpec
 from vexel_core.model.decoder import DecoderLM, PreNormBlock
 from vexel_core.model.layers import Attention, AttentionOptions, GatedMLP, RMSNorm, RoPE
-from vexel_core.model.metadata import ArchKeys, activation_dtype
+from vexel_core.model.metadata import ArchKeys, DecoderArgs, activation_dtype
 from vexel_core.model.weights import Weights
 from vexel_core.plugins import PluginHost
 
 
 @dataclass(frozen=True)
-class ModelArgs:
-    hidden: int
-    layers: int
-    ffn: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    rope_dims: int
-    rope_base: float
-    rope_scale: float
+class ModelArgs(DecoderArgs):
     norm_eps: float
-    context_len: int
-    vocab_size: int
     sliding_window: int | None
 
     @classmethod
     def from_gguf(cls, g: GGUFFile) -> ModelArgs:
         k = ArchKeys(g)
-        hidden = k.int("embedding_length")
-        heads = k.int("attention.head_count")
-        head_dim = k.int("attention.key_length", hidden // heads if heads else None)
         window = k.get("attention.sliding_window")
         return cls(
-            hidden=hidden,
-            layers=k.int("block_count"),
-            ffn=k.int("feed_forward_length"),
-            heads=heads,
-            kv_heads=k.int("attention.head_count_kv", heads),
-            head_dim=head_dim,
-            rope_dims=k.int("rope.dimension_count", head_dim),
-            rope_base=k.float("rope.freq_base", 10000.0),
-            rope_scale=k.rope_position_scale(),
+            **DecoderArgs.common(k),
             norm_eps=k.float("attention.layer_norm_rms_epsilon", 1e-5),
-            context_len=k.int("context_length"),
-            vocab_size=k.vocab_size(),
             sliding_window=int(window) if isinstance(window, int) and window > 0 else None,
         )
 
@@ -65,7 +41,7 @@ class LlamaArchitecture:
         else:
             rope = RoPE(a.rope_dims, a.rope_base, interleaved=True, scale=a.rope_scale)
         opts = AttentionOptions(a.heads, a.kv_heads, a.head_dim, window=a.sliding_window)
-        q_rows, kv_rows = a.heads * a.head_dim, a.kv_heads * a.head_dim
+        q_rows, kv_rows = a.q_rows, a.kv_rows
         blocks = []
         for i in range(a.layers):
             p = f"blk.{i}"

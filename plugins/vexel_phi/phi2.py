@@ -15,48 +15,19 @@ from vexel_core.gguf.reader import GGUFFile
 from vexel_core.model.architecture import KVSpec
 from vexel_core.model.decoder import DecoderLM, ParallelBlock
 from vexel_core.model.layers import MLP, Attention, AttentionOptions, LayerNorm, RoPE, gelu_tanh
-from vexel_core.model.metadata import ArchKeys, activation_dtype
+from vexel_core.model.metadata import ArchKeys, DecoderArgs, activation_dtype
 from vexel_core.model.weights import Weights
 from vexel_core.plugins import PluginHost
 
 
 @dataclass(frozen=True)
-class ModelArgs:
-    hidden: int
-    layers: int
-    ffn: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    rope_dims: int
-    rope_base: float
-    rope_scale: float
-    rope_attn_factor: float
+class ModelArgs(DecoderArgs):
     norm_eps: float
-    context_len: int
-    vocab_size: int
 
     @classmethod
     def from_gguf(cls, g: GGUFFile) -> ModelArgs:
         k = ArchKeys(g)
-        hidden = k.int("embedding_length")
-        heads = k.int("attention.head_count")
-        head_dim = k.int("attention.key_length", hidden // heads if heads else None)
-        return cls(
-            hidden=hidden,
-            layers=k.int("block_count"),
-            ffn=k.int("feed_forward_length"),
-            heads=heads,
-            kv_heads=k.int("attention.head_count_kv", heads),
-            head_dim=head_dim,
-            rope_dims=k.int("rope.dimension_count", head_dim),
-            rope_base=k.float("rope.freq_base", 10000.0),
-            rope_scale=k.rope_position_scale(),
-            rope_attn_factor=k.float("rope.scaling.attn_factor", 1.0),
-            norm_eps=k.float("attention.layer_norm_epsilon"),
-            context_len=k.int("context_length"),
-            vocab_size=k.vocab_size(),
-        )
+        return cls(**DecoderArgs.common(k), norm_eps=k.float("attention.layer_norm_epsilon"))
 
 
 class Phi2Architecture:
@@ -67,7 +38,7 @@ class Phi2Architecture:
         rope = RoPE(a.rope_dims, a.rope_base, interleaved=False, scale=a.rope_scale,
                     attn_factor=a.rope_attn_factor)
         opts = AttentionOptions(a.heads, a.kv_heads, a.head_dim)
-        q_rows, kv_rows = a.heads * a.head_dim, a.kv_heads * a.head_dim
+        q_rows, kv_rows = a.q_rows, a.kv_rows
         blocks: list[nn.Module] = []
         for i in range(a.layers):
             p = f"blk.{i}"

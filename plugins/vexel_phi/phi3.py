@@ -30,7 +30,7 @@ from vexel_core.model.layers import (
     RMSNorm,
     RoPE,
 )
-from vexel_core.model.metadata import ArchKeys, activation_dtype
+from vexel_core.model.metadata import ArchKeys, DecoderArgs, activation_dtype
 from vexel_core.model.weights import Weights
 from vexel_core.plugins import PluginHost
 
@@ -38,45 +38,20 @@ log = get_logger(__name__)
 
 
 @dataclass(frozen=True)
-class ModelArgs:
-    hidden: int
-    layers: int
-    ffn: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    rope_dims: int
-    rope_base: float
-    rope_scale: float
-    rope_attn_factor: float
+class ModelArgs(DecoderArgs):
     original_context: int  # LongRoPE switches to the long factors beyond it
     norm_eps: float
-    context_len: int
-    vocab_size: int
     sliding_window: int  # declared by the file; 0 when absent (unused, see module doc)
 
     @classmethod
     def from_gguf(cls, g: GGUFFile) -> ModelArgs:
         k = ArchKeys(g)
-        hidden = k.int("embedding_length")
-        heads = k.int("attention.head_count")
-        head_dim = k.int("attention.key_length", hidden // heads if heads else None)
-        context = k.int("context_length")
+        common = DecoderArgs.common(k)
         return cls(
-            hidden=hidden,
-            layers=k.int("block_count"),
-            ffn=k.int("feed_forward_length"),
-            heads=heads,
-            kv_heads=k.int("attention.head_count_kv", heads),
-            head_dim=head_dim,
-            rope_dims=k.int("rope.dimension_count", head_dim),
-            rope_base=k.float("rope.freq_base", 10000.0),
-            rope_scale=k.rope_position_scale(),
-            rope_attn_factor=k.float("rope.scaling.attn_factor", 1.0),
-            original_context=k.int("rope.scaling.original_context_length", context),
+            **common,
+            original_context=k.int("rope.scaling.original_context_length",
+                                   common["context_len"]),
             norm_eps=k.float("attention.layer_norm_rms_epsilon"),
-            context_len=context,
-            vocab_size=k.vocab_size(),
             sliding_window=k.int("attention.sliding_window", 0),
         )
 
@@ -93,7 +68,7 @@ class Phi3Architecture:
                         _rope(w, a, "rope_factors_long.weight"),
                         a.original_context, a.context_len)
         opts = AttentionOptions(a.heads, a.kv_heads, a.head_dim)
-        q_rows, kv_rows = a.heads * a.head_dim, a.kv_heads * a.head_dim
+        q_rows, kv_rows = a.q_rows, a.kv_rows
         blocks: list[nn.Module] = []
         for i in range(a.layers):
             p = f"blk.{i}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+from dataclasses import dataclass
 from typing import Any
 
 import mlx.core as mx
@@ -58,6 +59,54 @@ class ArchKeys:
     def vocab_size(self) -> builtins.int:
         tokens = self.gguf.get("tokenizer.ggml.tokens")
         return self.int("vocab_size", len(tokens) if tokens else None)
+
+
+@dataclass(frozen=True)
+class DecoderArgs:
+    """The hyper-parameters every decoder-only architecture reads the same way; each
+    architecture's ``ModelArgs`` extends it with its own."""
+
+    hidden: int
+    layers: int
+    ffn: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    rope_dims: int
+    rope_base: float
+    rope_scale: float  # positions times this (llama.cpp's freq_scale)
+    rope_attn_factor: float
+    context_len: int
+    vocab_size: int
+
+    @staticmethod
+    def common(k: ArchKeys) -> dict[str, Any]:
+        """The shared fields, as keyword arguments for a subclass's constructor."""
+        hidden = k.int("embedding_length")
+        heads = k.int("attention.head_count")
+        head_dim = k.int("attention.key_length", hidden // heads if heads else None)
+        return {
+            "hidden": hidden,
+            "layers": k.int("block_count"),
+            "ffn": k.int("feed_forward_length"),
+            "heads": heads,
+            "kv_heads": k.int("attention.head_count_kv", heads),
+            "head_dim": head_dim,
+            "rope_dims": k.int("rope.dimension_count", head_dim),
+            "rope_base": k.float("rope.freq_base", 10000.0),
+            "rope_scale": k.rope_position_scale(),
+            "rope_attn_factor": k.float("rope.scaling.attn_factor", 1.0),
+            "context_len": k.int("context_length"),
+            "vocab_size": k.vocab_size(),
+        }
+
+    @property
+    def q_rows(self) -> builtins.int:
+        return self.heads * self.head_dim
+
+    @property
+    def kv_rows(self) -> builtins.int:
+        return self.kv_heads * self.head_dim
 
 
 def activation_dtype(weights_dtype_hint: str | None = None) -> mx.Dtype:
