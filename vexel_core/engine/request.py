@@ -104,10 +104,6 @@ class Sequence:
             return self.output_ids[start - len(prompt) : start - len(prompt) + count]
         return (prompt + self.output_ids)[start : start + count]
 
-    @property
-    def is_prefilling(self) -> bool:
-        return self.num_computed < self.num_tokens - 1
-
 
 class StopStrings:
     """Finds stop strings in a growing text, holding back a tail that may become one.
