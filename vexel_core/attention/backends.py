@@ -5,10 +5,12 @@ Both store the step's keys and values into the paged pool, then attend. Decoding
 tables; prefill chunks and candidate trees one sequence at a time.
 
 - ``sdpa`` gathers each sequence's blocks and calls MLX's fused
-  ``scaled_dot_product_attention``; with a logit soft-cap (which the fused kernel lacks) it
-  computes the same math by hand.
-- ``paged`` is the plain-MLX reference of attention read through the block table (scores,
-  soft-cap, mask, softmax, values). It is the oracle for a later paged GPU kernel.
+  ``scaled_dot_product_attention`` (a fresh prompt attends to its own keys directly, on the
+  fused causal path); with a logit soft-cap, which the fused kernel lacks, it computes the
+  same math by hand.
+- ``paged`` reads keys and values through the block table: decodes run the CUDA kernel of
+  `vexel_core.attention.kernels` where it exists; everything else is the plain-MLX
+  reference (scores, soft-cap, mask, softmax, values), which is also the kernel's oracle.
 """
 
 from __future__ import annotations
