@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import mlx.nn as nn
+
 from vexel_core.gguf.reader import GGUFFile
-from vexel_core.model.architecture import KVSpec
-from vexel_core.model.decoder import DecoderLM, PreNormBlock
+from vexel_core.model.decoder import DecoderLM, assemble, rms_pre_norm_block
 from vexel_core.model.layers import Attention, AttentionOptions, GatedMLP, RMSNorm, RoPE
 from vexel_core.model.metadata import ArchKeys, DecoderArgs, activation_dtype
 from vexel_core.model.weights import Weights
@@ -41,32 +42,16 @@ class LlamaArchitecture:
         else:
             rope = RoPE(a.rope_dims, a.rope_base, interleaved=True, scale=a.rope_scale)
         opts = AttentionOptions(a.heads, a.kv_heads, a.head_dim, window=a.sliding_window)
-        q_rows, kv_rows = a.q_rows, a.kv_rows
-        blocks = []
+        blocks: list[nn.Module] = []
         for i in range(a.layers):
             p = f"blk.{i}"
-            attn = Attention(
-                i, opts, rope, w.linear(f"{p}.attn_output", a.hidden, q_rows),
-                q=w.linear(f"{p}.attn_q", q_rows, a.hidden),
-                k=w.linear(f"{p}.attn_k", kv_rows, a.hidden),
-                v=w.linear(f"{p}.attn_v", kv_rows, a.hidden),
-            )
+            attn = Attention(i, opts, rope, w.linear(f"{p}.attn_output", a.hidden, a.q_rows),
+                             **w.attention_projections(p, a.q_rows, a.kv_rows, a.hidden))
             mlp = GatedMLP(
                 w.linear(f"{p}.ffn_down", a.hidden, a.ffn),
                 gate=w.linear(f"{p}.ffn_gate", a.ffn, a.hidden),
                 up=w.linear(f"{p}.ffn_up", a.ffn, a.hidden),
             )
-            blocks.append(PreNormBlock(
-                RMSNorm(w.vector(f"{p}.attn_norm.weight"), a.norm_eps), attn,
-                RMSNorm(w.vector(f"{p}.ffn_norm.weight"), a.norm_eps), mlp,
-            ))
-        embed, head = w.embedding_and_head(a.vocab_size, a.hidden)
-        return DecoderLM(
-            embed=embed,
-            blocks=blocks,
-            norm=RMSNorm(w.vector("output_norm.weight"), a.norm_eps),
-            head=head,
-            kv_spec=KVSpec(a.layers, a.kv_heads, a.head_dim, a.context_len, dtype),
-            vocab_size=a.vocab_size,
-            dtype=dtype,
-        )
+            blocks.append(rms_pre_norm_block(w, p, attn, mlp, a.norm_eps))
+        final_norm = RMSNorm(w.vector("output_norm.weight"), a.norm_eps)
+        return assemble(w, a, blocks, final_norm, dtype)

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 import mlx.nn as nn
 
 from vexel_core.gguf.reader import GGUFFile
-from vexel_core.model.architecture import KVSpec
-from vexel_core.model.decoder import DecoderLM, ParallelBlock
+from vexel_core.model.decoder import DecoderLM, ParallelBlock, assemble
 from vexel_core.model.layers import MLP, Attention, AttentionOptions, LayerNorm, RoPE, gelu_tanh
 from vexel_core.model.metadata import ArchKeys, DecoderArgs, activation_dtype
 from vexel_core.model.weights import Weights
@@ -49,13 +48,6 @@ class Phi2Architecture:
             norm = LayerNorm(w.vector(f"{p}.attn_norm.weight"),
                              w.optional_vector(f"{p}.attn_norm.bias"), a.norm_eps)
             blocks.append(ParallelBlock(norm, attn, mlp))
-        return DecoderLM(
-            embed=w.embedding("token_embd.weight", a.vocab_size, a.hidden),
-            blocks=blocks,
-            norm=LayerNorm(w.vector("output_norm.weight"),
-                           w.optional_vector("output_norm.bias"), a.norm_eps),
-            head=w.linear("output", a.vocab_size, a.hidden),
-            kv_spec=KVSpec(a.layers, a.kv_heads, a.head_dim, a.context_len, dtype),
-            vocab_size=a.vocab_size,
-            dtype=dtype,
-        )
+        final_norm = LayerNorm(w.vector("output_norm.weight"),
+                               w.optional_vector("output_norm.bias"), a.norm_eps)
+        return assemble(w, a, blocks, final_norm, dtype)

@@ -20,8 +20,7 @@ import mlx.nn as nn
 from vexel_core.errors import GGUFError
 from vexel_core.gguf.reader import GGUFFile
 from vexel_core.logs import get_logger
-from vexel_core.model.architecture import KVSpec
-from vexel_core.model.decoder import DecoderLM, PreNormBlock
+from vexel_core.model.decoder import DecoderLM, assemble, rms_pre_norm_block
 from vexel_core.model.layers import (
     Attention,
     AttentionOptions,
@@ -68,29 +67,16 @@ class Phi3Architecture:
                         _rope(w, a, "rope_factors_long.weight"),
                         a.original_context, a.context_len)
         opts = AttentionOptions(a.heads, a.kv_heads, a.head_dim)
-        q_rows, kv_rows = a.q_rows, a.kv_rows
         blocks: list[nn.Module] = []
         for i in range(a.layers):
             p = f"blk.{i}"
-            attn = Attention(i, opts, rope, w.linear(f"{p}.attn_output", a.hidden, q_rows),
-                             **w.attention_projections(p, q_rows, kv_rows, a.hidden))
+            attn = Attention(i, opts, rope, w.linear(f"{p}.attn_output", a.hidden, a.q_rows),
+                             **w.attention_projections(p, a.q_rows, a.kv_rows, a.hidden))
             mlp = GatedMLP(w.linear(f"{p}.ffn_down", a.hidden, a.ffn),
                            gate_up=w.linear(f"{p}.ffn_up", 2 * a.ffn, a.hidden))
-            blocks.append(PreNormBlock(
-                RMSNorm(w.vector(f"{p}.attn_norm.weight"), a.norm_eps), attn,
-                RMSNorm(w.vector(f"{p}.ffn_norm.weight"), a.norm_eps), mlp,
-            ))
-        embed, head = w.embedding_and_head(a.vocab_size, a.hidden)
-        return DecoderLM(
-            embed=embed,
-            blocks=blocks,
-            norm=RMSNorm(w.vector("output_norm.weight"), a.norm_eps),
-            head=head,
-            kv_spec=KVSpec(a.layers, a.kv_heads, a.head_dim, a.context_len, dtype),
-            vocab_size=a.vocab_size,
-            dtype=dtype,
-            context_dependent=[rope],
-        )
+            blocks.append(rms_pre_norm_block(w, p, attn, mlp, a.norm_eps))
+        final_norm = RMSNorm(w.vector("output_norm.weight"), a.norm_eps)
+        return assemble(w, a, blocks, final_norm, dtype, context_dependent=[rope])
 
 
 def _rope(w: Weights, a: ModelArgs, factors: str) -> RoPE:

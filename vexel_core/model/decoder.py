@@ -8,14 +8,17 @@ small block classes here, so an architecture file only reads its metadata and te
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import mlx.core as mx
 import mlx.nn as nn
 
 from vexel_core.attention.base import AttentionBatch
 from vexel_core.model.architecture import CausalLM, KVSpec
-from vexel_core.model.layers import LongRoPE, softcap
+from vexel_core.model.layers import LongRoPE, RMSNorm, softcap
 from vexel_core.model.linear import Embedding, Linear
+from vexel_core.model.metadata import DecoderArgs
+from vexel_core.model.weights import Weights
 
 
 class PreNormBlock(nn.Module):
@@ -95,3 +98,21 @@ class DecoderLM(CausalLM):
         if self.final_softcap is not None:
             logits = softcap(logits, self.final_softcap)
         return logits
+
+
+def rms_pre_norm_block(w: Weights, prefix: str, attn: nn.Module, mlp: nn.Module,
+                       eps: float) -> PreNormBlock:
+    """The LLaMA-family block: RMS norms ``attn_norm`` and ``ffn_norm`` before each part."""
+    return PreNormBlock(RMSNorm(w.vector(f"{prefix}.attn_norm.weight"), eps), attn,
+                        RMSNorm(w.vector(f"{prefix}.ffn_norm.weight"), eps), mlp)
+
+
+def assemble(w: Weights, a: DecoderArgs, blocks: list[nn.Module], norm: nn.Module,
+             dtype: mx.Dtype, **options: Any) -> DecoderLM:
+    """The model around *blocks*: token table, final *norm*, output projection (the file's
+    ``output``, else the tied table) and the KV cache's shape. *options* go to `DecoderLM`."""
+    embed, head = w.embedding_and_head(a.vocab_size, a.hidden)
+    return DecoderLM(
+        embed=embed, blocks=blocks, norm=norm, head=head,
+        kv_spec=KVSpec(a.layers, a.kv_heads, a.head_dim, a.context_len, dtype),
+        vocab_size=a.vocab_size, dtype=dtype, **options)
