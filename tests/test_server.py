@@ -324,24 +324,30 @@ def test_seed_reproduces_and_n_choices_differ(client: openai.OpenAI) -> None:
 def test_sampling_parameters_reach_the_sampler(client: openai.OpenAI, llama: Any) -> None:
     """Penalties change the greedy path exactly as llama.cpp's logits say they should; each
     truncation (top_k 1, top_p near 0, min_p 1) turns hot sampling into the greedy path."""
-    def tokens(**params: Any) -> tuple[list[int], list[int]]:
+    def tokens(prompt: str = "The fox and the dog", **params: Any) -> tuple[list[int], list[int]]:
         r = client.completions.create(
-            model=MODEL, prompt="The fox and the dog", max_tokens=24,
+            model=MODEL, prompt=prompt, max_tokens=24,
             extra_body={"ignore_eos": True, "return_token_ids": True,
                         **{k: v for k, v in params.items() if k in ("top_k", "min_p")}},
             **{k: v for k, v in params.items() if k not in ("top_k", "min_p")})
         body = r.model_dump()["choices"][0]
         return body["prompt_token_ids"], body["token_ids"]
 
-    prompt, greedy = tokens(temperature=0)
-    # Negative penalties reward repeats, so the path surely changes (a random model's greedy
-    # path seldom repeats a token, which would leave positive penalties nothing to do).
-    _, penalized = tokens(temperature=0, presence_penalty=-2.0, frequency_penalty=-1.0)
-    assert penalized == llama_greedy(llama, prompt, 24, presence=-2.0, frequency=-1.0)[0]
+    # Negative penalties reward repeats, so the path almost always changes (a random model's
+    # greedy path seldom repeats a token, which would leave positive penalties nothing to
+    # do). The weights are fresh each run: take the first prompt where llama.cpp says the
+    # penalties do change the path, so the comparison cannot pass vacuously.
+    for text in ("The fox and the dog", "A cat sat", "Once upon a time", "Hello there"):
+        prompt, greedy = tokens(text, temperature=0)
+        llama_penalized = llama_greedy(llama, prompt, 24, presence=-2.0, frequency=-1.0)[0]
+        if llama_penalized != greedy:
+            break
+    _, penalized = tokens(text, temperature=0, presence_penalty=-2.0, frequency_penalty=-1.0)
+    assert penalized == llama_penalized
     assert greedy == llama_greedy(llama, prompt, 24)[0] != penalized
     for truncation in ({"top_k": 1}, {"top_p": 1e-9}, {"min_p": 1.0}):
-        assert tokens(temperature=1.5, seed=7, **truncation)[1] == greedy, truncation
-    assert tokens(temperature=1.5, seed=7)[1] != greedy  # without one, it samples
+        assert tokens(text, temperature=1.5, seed=7, **truncation)[1] == greedy, truncation
+    assert tokens(text, temperature=1.5, seed=7)[1] != greedy  # without one, it samples
 
 
 def test_max_completion_tokens(client: openai.OpenAI) -> None:
