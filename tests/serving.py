@@ -23,6 +23,7 @@ from tests.builders.vocab import bpe_vocab
 from vexel_core.config import Settings, load_settings
 from vexel_core.engine import AsyncEngine
 from vexel_core.server import VexelServer
+from vexel_core.tokenizer import Tokenizer
 
 # Small enough that a step takes a few milliseconds on the 2-core CPU, big enough to have
 # grouped-query attention and a real chat template (LLaMA 3's, from bpe_vocab).
@@ -30,12 +31,15 @@ TINY = LlamaShape(hidden=64, layers=2, heads=4, kv_heads=2, ffn=128, context=256
 API_KEY = "test-key"
 
 
-def write_tiny_model(path: Path, seed: int | None = None) -> Path:
-    """A random-weight LLaMA-3-style file; fresh weights each run unless *seed* is given."""
+def write_tiny_model(path: Path, seed: int | None = None, *, endless: bool = False) -> Path:
+    """A random-weight LLaMA-3-style file; fresh weights each run unless *seed* is given.
+    *endless*: its end-of-generation tokens never win a greedy step."""
     if seed is None:
         seed = int(np.random.default_rng().integers(1 << 30))
         print(f"tiny model seed: {seed}")
-    return write_llama(path, bpe_vocab(), TINY, seed=seed, name="tiny-chat")
+    vocab = bpe_vocab()
+    mute = tuple(Tokenizer.from_metadata(vocab).stop_ids) if endless else ()
+    return write_llama(path, vocab, TINY, seed=seed, name="tiny-chat", mute=mute)
 
 
 def server_settings(model: Path, *, engine: dict[str, Any] | None = None,

@@ -73,13 +73,17 @@ def llama3_freq_factors(head_dim: int, base: float, factor: float = 8.0,
 
 
 def write_llama(path: Path, vocab: Mapping[str, Any], shape: LlamaShape = LLAMA2,
-                seed: int = 0, name: str = "test-llama", qk_gain: float = 1.0) -> Path:
+                seed: int = 0, name: str = "test-llama", qk_gain: float = 1.0,
+                mute: tuple[int, ...] = ()) -> Path:
     """An F32 LLaMA-architecture file with *vocab* (GGUF tokenizer metadata) and random weights.
 
     *qk_gain* sets how sharp attention is. At 1.0 a wrong rotary layout still drops Pearson
     against llama.cpp to ~0.9 (measured), while llama.cpp's 8-bit activation rounding for
     Q8_0 stays harmless (worst position >= 0.9999 over 18 models; at 2.0 one model in a few
     dozen fell below 0.999, as sharp attention amplifies that rounding).
+    *mute*: token ids whose output rows are zero, so their logit is 0 while the best of the
+    others is ~3 standard deviations up: greedy decoding never picks them (e.g. end-of-turn
+    tokens, for a test that needs answers to run their full length).
     """
     rng = np.random.default_rng(seed)
     s = shape
@@ -124,7 +128,9 @@ def write_llama(path: Path, vocab: Mapping[str, Any], shape: LlamaShape = LLAMA2
         w.add_tensor(f"{p}.ffn_down.weight", mat(s.hidden, s.ffn))
     w.add_tensor("output_norm.weight", norm(s.hidden))
     if not s.tied:
-        w.add_tensor("output.weight", mat(n_vocab, s.hidden, 4.0))
+        output = mat(n_vocab, s.hidden, 4.0)
+        output[list(mute)] = 0.0
+        w.add_tensor("output.weight", output)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
