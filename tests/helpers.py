@@ -9,6 +9,7 @@ import numpy as np
 
 from vexel_core.attention.base import AttentionBatch
 from vexel_core.gguf.reader import GGUFFile
+from vexel_core.gguf.writer import finish
 from vexel_core.kvcache.blocks import BlockManager
 from vexel_core.kvcache.pool import KVPool
 from vexel_core.model.architecture import CausalLM
@@ -104,10 +105,7 @@ def dequantized_copy(src: Path, dst: Path) -> Path:
     for t in reader.tensors:
         data = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32)
         writer.add_tensor(t.name, data.reshape([int(d) for d in reversed(t.shape)]))
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
+    finish(writer)
     return dst
 
 

@@ -14,6 +14,7 @@ import pytest
 from tests.builders.models import LLAMA3, write_llama
 from tests.builders.vocab import spm_vocab
 from tests.helpers import llama_cpp_greedy
+from vexel_core.gguf.writer import finish
 
 
 def vexel(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -77,10 +78,7 @@ def test_unregistered_architecture_lists_the_registered_ones(tmp_path: Path) -> 
     path = tmp_path / "mystery.gguf"
     w = gguf.GGUFWriter(str(path), "mystery")
     w.add_tensor("x", np.zeros(4, dtype=np.float32))
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    finish(w)
     _one_line_error(vexel("generate", "-m", str(path), "hi"), "mystery", "llama")
 
 

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 from gguf import GGUFWriter
 
+from vexel_core.gguf.writer import finish
+
 # llama.cpp's ftype names for each tensor type the engine supports.
 FTYPES = {
     "F32": "LLAMA_FTYPE_ALL_F32",
@@ -131,10 +133,7 @@ def write_llama(path: Path, vocab: Mapping[str, Any], shape: LlamaShape = LLAMA2
         output = mat(n_vocab, s.hidden, 4.0)
         output[list(mute)] = 0.0
         w.add_tensor("output.weight", output)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    finish(w)
     return path
 
 

@@ -30,7 +30,7 @@ from typing import Any
 from gguf import GGUFWriter
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
-from vexel_core.gguf.writer import gguf_value
+from vexel_core.gguf.writer import finish, gguf_value
 
 CORPUS_PATH = Path(__file__).resolve().parent.parent / "data" / "tokenizer_corpus.txt"
 
@@ -250,12 +250,7 @@ def write_vocab_only_gguf(
     writer.add_name(name)
     add_vocab(writer, VOCAB_ONLY_LLAMA_KEYS)
     add_vocab(writer, vocab)
-    try:
-        writer.write_header_to_file()
-        writer.write_kv_data_to_file()
-        writer.write_tensors_to_file()
-    finally:
-        writer.close()
+    finish(writer)
     return Path(path)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType, GGUFWriter
 
 from vexel_core.errors import ConfigError
+from vexel_core.gguf.writer import finish
 
 
 @dataclass(frozen=True)
@@ -114,9 +115,6 @@ def write_random_model(path: Path, preset_name: str, dtype: str, seed: int = 0) 
         add(f"{b}.ffn_down.weight", p.hidden, p.ffn)
     w.add_tensor("output_norm.weight", ones)
     add("output.weight", p.vocab, p.hidden)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    finish(w)
     tmp.rename(path)
     return path

@@ -78,13 +78,19 @@ def write_gguf(
         ggml_type = chosen[name]
         data = quantize(np.asarray(array, dtype=np.float32), ggml_type)
         writer.add_tensor(name, data, raw_dtype=ggml_type)
+    finish(writer)
+    return Path(path)
+
+
+def finish(writer: GGUFWriter) -> None:
+    """Write everything a `GGUFWriter` has collected (header, key-values, tensors), then
+    close its file, also when writing fails."""
     try:
         writer.write_header_to_file()
         writer.write_kv_data_to_file()
         writer.write_tensors_to_file()
     finally:
         writer.close()
-    return Path(path)
 
 
 def gguf_value(key: str, value: Any) -> GGUFValue:
