@@ -31,6 +31,13 @@ def timed(fn, reps: int = 10) -> float:  # type: ignore[no-untyped-def]
     return (time.perf_counter() - t) / reps
 
 
+def settle(engine: LLMEngine) -> None:
+    """Finish the step in flight, so that the scheduler sees every pending token."""
+    if engine._inflight is not None:
+        engine._resolve(engine._inflight)
+        engine._inflight = None
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--preset", default="llama3-8b")
@@ -39,7 +46,7 @@ def main() -> None:
     ap.add_argument("--context", type=int, default=512)
     ap.add_argument("--cache", default="/tmp/vx")
     ap.add_argument("--out", default=None)
-    ap.add_argument("--backend", default="sdpa")
+    ap.add_argument("--backend", default="auto")
     a = ap.parse_args()
     host = load_plugins()
     name = f"random-{a.preset}-{a.dtype}.gguf"
@@ -67,6 +74,22 @@ def main() -> None:
     res = {"load_s": load_s, "prefill_s": prefill_s, "first_prefill_step_s": first_step,
            "prefill_tok_per_s": a.batch * a.context / prefill_s}
     res["decode_step_s"] = timed(engine.step, 10)
+    # Host time to build one decode step's graph (nothing evaluated), and the device time of
+    # evaluating a built one: a step costs about the larger of the two once pipelined.
+    settle(engine)
+    sched = engine.scheduler.schedule()
+    t = time.perf_counter()
+    built = [engine.runner.launch(sched).logits for _ in range(10)]
+    res["t_forward_build_s"] = (time.perf_counter() - t) / 10
+    mx.eval(built[0])
+    mx.synchronize()
+    t = time.perf_counter()
+    mx.eval(built[1:])
+    mx.synchronize()
+    res["t_forward_eval_s"] = (time.perf_counter() - t) / 9
+    del built
+    for s in sched.seqs:  # undo the allocation the probe schedule made
+        engine.blocks.trim(s.seq.table, s.seq.num_computed)
     # A second prefill of the same size, kernels now compiled.
     for i in range(a.batch, a.batch + 16):
         prompt = [7 + (i + j) % 1000 for j in range(a.context)]
@@ -76,6 +99,7 @@ def main() -> None:
     engine.step()
     res["warm_prefill_step_s"] = time.perf_counter() - t
     # Pieces, at the decode shape of layer 0, repeated for all layers.
+    settle(engine)
     sched = engine.scheduler.schedule()
     tokens, batch, _ = engine.runner.build_batch(sched)
     res["t_build_batch_s"] = timed(lambda: engine.runner.build_batch(sched), 10)
