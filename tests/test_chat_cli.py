@@ -167,3 +167,34 @@ def test_ctrl_c_stops_an_answer_and_frees_its_blocks(tmp_path: Path) -> None:
         assert term.process.wait(timeout=30) == 0
     finally:
         term.close()
+
+
+def test_ctrl_c_between_items_cancels_the_next_step_and_closes_the_iterator() -> None:
+    # SIGINT while the consumer holds an item (the loop is not running) must not surface
+    # wherever Python happens to be: the loop owns it, the next step is cancelled, and the
+    # iterator is closed before KeyboardInterrupt leaves the iteration.
+    import asyncio
+    import os
+    import signal
+
+    from vexel_core.cli.chat import _sync_iter
+
+    events: list[str] = []
+
+    async def numbers():  # type: ignore[no-untyped-def]
+        try:
+            for i in range(100):
+                await asyncio.sleep(0)
+                yield i
+        finally:
+            events.append("closed")
+
+    loop = asyncio.new_event_loop()
+    got = []
+    with pytest.raises(KeyboardInterrupt):
+        for item in _sync_iter(loop, numbers()):
+            got.append(item)
+            if item == 2:
+                os.kill(os.getpid(), signal.SIGINT)
+    loop.close()
+    assert got == [0, 1, 2] and events == ["closed"]

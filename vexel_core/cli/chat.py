@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import signal
 import sys
 import time
 from collections.abc import AsyncIterator, Generator, Iterator
@@ -79,26 +80,49 @@ class Backend(Protocol):
 def _sync_iter(loop: asyncio.AbstractEventLoop, items: AsyncIterator[T]) -> Iterator[T]:
     """Iterate an async iterator from blocking code, running *loop* for each item.
 
-    An exception while waiting (Ctrl-C) cancels the pending step, which is how
-    `AsyncEngine.generate` learns to abort; closing early closes the async iterator.
+    Ctrl-C cancels the pending step, which is how `AsyncEngine.generate` learns to abort, and
+    then raises KeyboardInterrupt from here. While iterating, the loop owns SIGINT: Python's
+    own handler could raise KeyboardInterrupt between creating a step and running it, and the
+    step would then run inside the clean-up below ("aclose(): asynchronous generator is
+    already running"). Closing early closes the async iterator.
     """
+    task: asyncio.Task[T] | None = None
+    interrupted = False
+
+    def interrupt() -> None:  # runs inside the loop: the next step, or the one running
+        nonlocal interrupted
+        interrupted = True
+        if task is not None:
+            task.cancel()
 
     async def step() -> T:
         return await items.__anext__()
 
     try:
-        while True:
+        loop.add_signal_handler(signal.SIGINT, interrupt)
+        owns_sigint = True
+    except (NotImplementedError, RuntimeError, ValueError):  # no Unix signals, or not main
+        owns_sigint = False
+    try:
+        while not interrupted:
             task = loop.create_task(step())
             try:
                 item = loop.run_until_complete(task)
             except StopAsyncIteration:
                 return
-            except BaseException:
+            except asyncio.CancelledError:
+                break
+            except BaseException:  # Ctrl-C where the loop does not own SIGINT
                 task.cancel()
                 loop.run_until_complete(asyncio.gather(task, return_exceptions=True))
                 raise
+            if interrupted:  # Ctrl-C came as this step finished: show nothing after it
+                break
             yield item
+        raise KeyboardInterrupt
     finally:
+        if owns_sigint:
+            loop.remove_signal_handler(signal.SIGINT)
         aclose = getattr(items, "aclose", None)
         if aclose is not None:
             loop.run_until_complete(aclose())
