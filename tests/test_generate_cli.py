@@ -11,9 +11,10 @@ import gguf
 import numpy as np
 import pytest
 
+from tests.arch_checks import TIE
 from tests.builders.models import LLAMA3, write_llama
 from tests.builders.vocab import spm_vocab
-from tests.helpers import llama_cpp_greedy
+from tests.helpers import assert_same_greedy, llama_cpp_greedy_margins, llama_cpp_logits
 from vexel_core.gguf.writer import finish
 
 
@@ -39,7 +40,11 @@ def test_json_greedy_equals_llama_cpp(model: Path) -> None:
     llm = llama_cpp.Llama(str(model), vocab_only=True, verbose=False)
     ids = llm.tokenize(prompt.encode(), add_bos=True, special=True)
     assert out["prompt_token_ids"] == ids
-    assert out["token_ids"] == llama_cpp_greedy(model, ids, 24)
+    # Identical up to a near tie in llama.cpp's own logits (the shared rule of arch_checks;
+    # seen once in CI-like runs: fresh random weights put two tokens within 1e-3).
+    ref, margins = llama_cpp_greedy_margins(model, ids, 24)
+    tie = TIE["F32"] * float(llama_cpp_logits(model, ids)[-1].std())
+    assert_same_greedy(out["token_ids"], ref, margins, tie)
     assert out["finish_reason"] == "length"
     assert out["timings"]["generated_tokens"] == 24
 
