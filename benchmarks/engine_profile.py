@@ -141,7 +141,7 @@ def main() -> None:
         outs = []
         for blk in model.blocks:
             at = blk.attn
-            outs += [at.q(h), at.k(h), at.v(h), at.out(h), blk.mlp(h)]
+            outs += [*at._project(h), at.out(h), blk.mlp(h)]
         outs.append(model.head(h))
         mx.eval(outs)
 

@@ -137,3 +137,32 @@ def test_linear_refuses_a_bias_of_the_wrong_size(host: PluginHost) -> None:
     weight = load_weight(host, T.F32, np.zeros(4 * 8 * 4, dtype=np.uint8), (4, 8))
     with pytest.raises(TensorDataError, match=r"bias of shape \(5,\) .* expected \(4,\)"):
         Linear(weight, mx.zeros(5))
+
+
+@pytest.mark.parametrize("ggml_type", ALL_TYPES, ids=lambda t: t.name)
+def test_stacked_weights_multiply_as_their_parts(
+    host: PluginHost, ggml_type: T, rng: np.random.Generator
+) -> None:
+    # Fused projections (q, k, v) stack their rows; each output column must be the product
+    # of its own part as the part computes it alone, up to float32 summation order (a float
+    # GEMM may block the longer matrix differently): 1e-5 against outputs of size ~1-10.
+    rows = [6, 2, 3]
+    raws = [random_raw(ggml_type, r, COLS, rng) for r in rows]
+    parts = [load_weight(host, ggml_type, raw, (len(raw), COLS)) for raw in raws]
+    stacked = type(parts[0]).stack(parts)
+    assert stacked is not None and stacked.shape == (sum(rows), COLS)
+    x = mx.array(rng.normal(size=(3, COLS)).astype(np.float32))
+    expected = mx.concatenate([p.matmul(x) for p in parts], axis=-1)
+    np.testing.assert_allclose(np.array(stacked.matmul(x)), np.array(expected), rtol=0, atol=1e-5)
+    w = np.concatenate([gguf_dequantize(raw, ggml_type) for raw in raws])
+    np.testing.assert_array_equal(np.array(stacked.dequantize()), w.astype(np.float32))
+
+
+def test_weights_of_different_formats_do_not_stack(
+    host: PluginHost, rng: np.random.Generator
+) -> None:
+    a = load_weight(host, T.Q4_0, random_raw(T.Q4_0, 2, COLS, rng), (2, COLS))
+    b = load_weight(host, T.Q8_0, random_raw(T.Q8_0, 2, COLS, rng), (2, COLS))
+    c = load_weight(host, T.F16, random_raw(T.F16, 2, COLS, rng), (2, COLS))
+    assert type(a).stack([a, b]) is None
+    assert type(a).stack([a, c]) is None and type(c).stack([c, a]) is None

@@ -250,6 +250,21 @@ def test_linear_product_through_the_selected_path(
         assert (np.abs(y - x @ m.values.T) <= float32_bound(x, m.values)).all()
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("ggml_type", TYPES, ids=lambda t: t.name)
+def test_kernel_only_weight_builds_no_affine_copy(ggml_type: T, rng: np.random.Generator) -> None:
+    # Where the table sends every product to the kernels, loading keeps the blocks alone and
+    # embedding rows come from the dequantization kernel, equal to gguf's values.
+    if select(ggml_type, "cuda", 0) is not QuantPath.GGUF_KERNEL or gpu_backend() != "cuda":
+        pytest.skip("the CUDA table does not send this format to the kernels")
+    m = matrix(ggml_type, rng)
+    weight = FORMATS[ggml_type].load(m.buffer, m.values.shape)
+    assert "terms" not in weight.__dict__ and weight.nbytes == m.buffer.nbytes
+    ids = np.array([[4, 0], [36, 4]])
+    rows = np.array(weight.take(mx.array(ids)))
+    np.testing.assert_array_equal(rows, m.values.astype(np.float32)[ids])
+
+
 def test_selection_table_and_forced_paths() -> None:
     assert row_bucket(1) == row_bucket(8) == 0 and row_bucket(9) == 1 and row_bucket(512) == 2
     for t in TYPES:

@@ -95,8 +95,7 @@ class Gemma2Architecture:
             attn = Attention(i, opts, rope, w.linear(f"{p}.attn_output", a.hidden, q_rows),
                              **w.attention_projections(p, q_rows, kv_rows, a.hidden))
             mlp = GatedMLP(w.linear(f"{p}.ffn_down", a.hidden, a.ffn),
-                           gate=w.linear(f"{p}.ffn_gate", a.ffn, a.hidden),
-                           up=w.linear(f"{p}.ffn_up", a.ffn, a.hidden), act=gelu_tanh)
+                           **w.gate_up_projections(p, a.ffn, a.hidden), act=gelu_tanh)
             blocks.append(PreNormBlock(
                 self._norm(w, a, f"{p}.attn_norm"), attn,
                 self._norm(w, a, f"{p}.ffn_norm"), mlp,

@@ -47,11 +47,8 @@ class LlamaArchitecture:
             p = f"blk.{i}"
             attn = Attention(i, opts, rope, w.linear(f"{p}.attn_output", a.hidden, a.q_rows),
                              **w.attention_projections(p, a.q_rows, a.kv_rows, a.hidden))
-            mlp = GatedMLP(
-                w.linear(f"{p}.ffn_down", a.hidden, a.ffn),
-                gate=w.linear(f"{p}.ffn_gate", a.ffn, a.hidden),
-                up=w.linear(f"{p}.ffn_up", a.ffn, a.hidden),
-            )
+            mlp = GatedMLP(w.linear(f"{p}.ffn_down", a.hidden, a.ffn),
+                           **w.gate_up_projections(p, a.ffn, a.hidden))
             blocks.append(rms_pre_norm_block(w, p, attn, mlp, a.norm_eps))
         final_norm = RMSNorm(w.vector("output_norm.weight"), a.norm_eps)
         return assemble(w, a, blocks, final_norm, dtype)

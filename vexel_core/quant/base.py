@@ -37,6 +37,13 @@ class WeightTensor(ABC):
     @abstractmethod
     def nbytes(self) -> int: ...
 
+    @classmethod
+    def stack(cls, parts: list[WeightTensor]) -> WeightTensor | None:
+        """The rows of *parts* (same class, type and columns) as one matrix, so that fused
+        projections take one product instead of several; None where a representation
+        cannot be stacked (the parts are then used separately)."""
+        return None
+
 
 class QuantFormat(ABC):
     """One GGML tensor type. Registered through the ``register_quant_formats`` hook."""

@@ -89,9 +89,16 @@ class BlockFormat(QuantFormat):
     def load(self, raw: np.ndarray, shape: tuple[int, ...] | Sequence[int]) -> BlockWeight:
         data = matrix_bytes(self, raw, shape)
         rows, cols = int(shape[0]), int(shape[1])
+        weight = BlockWeight(lambda: self._affine_terms(data, cols), (rows, cols),
+                             self.ggml_type, [data], self.float32_products)
+        weight.prepare()
+        return weight
+
+    def _affine_terms(self, data: np.ndarray, cols: int) -> list[Term]:
+        """`terms` of the blocks ``data[rows, row_bytes]``, converted a slice of rows at a time."""
         step = max(1, _ELEMENTS_PER_STEP // cols)
         slices: list[list[Term]] = []
-        for start in range(0, rows, step):
+        for start in range(0, data.shape[0], step):
             blocks = mx.array(data[start : start + step]).reshape(-1, cols // self.block_elems,
                                                                    self.block_bytes)
             terms = self.terms(blocks)
@@ -102,4 +109,4 @@ class BlockFormat(QuantFormat):
             for i in range(len(slices[0]))
         ]
         mx.eval([t.matrix.arrays() for t in terms])
-        return BlockWeight(terms, (rows, cols), self.ggml_type, data, self.float32_products)
+        return terms

@@ -13,13 +13,14 @@ Three paths exist for a GGUF block-format weight (`BlockWeight`):
 kernels wherever a GPU backend has them, so the two can be compared in one run
 (``VEXEL_ENGINE__QUANT_PATH=kernel``; benchmarks/kernels.py times both side by side).
 
-What the table rests on (notes/gpu-kernels.md, notes/engine-gpu.md): on the H200 the CUDA
-matrix-vector kernel passed its GPU tests for Q4_0 and Q8_0 at 1, 3 and 8 activation rows
-(output poisoned first), and a one-row Q4_0 product of 14336x4096 took 38.8 us against 100.4
-us for MLX's affine ``quantized_matmul`` in the same run. So those two formats decode
-(bucket 0) through the kernel on CUDA. Everything else keeps MLX's affine path until it has
-passed its GPU tests and been timed: the other formats, the small-batch and prefill buckets
-(dequantize-then-matmul, not yet run on a GPU), and Metal, whose kernels were never compiled.
+What the table rests on (notes/gpu-kernels.md): on the H200 every format's kernels passed
+their GPU tests (products at 1, 3, 8 and 33 activation rows on poisoned outputs, dequantization
+bit for bit), and in the same run MLX's affine path failed to launch for Q2_K, Q3_K and Q6_K
+(``cuGraphAddKernelNode ... invalid argument``), so CUDA sends every format and row count to
+the kernels. Timed there at 14336x4096 with bf16 activations: one row of Q4_0 takes 24.6 us
+in the kernel against 66 us in MLX's affine ``quantized_matmul`` (Nsight Compute), and 512
+rows take 128 us as dequantize + matmul against 2.6 ms on the affine path
+(benchmarks/kernels.py). Metal keeps the affine path: its kernels were never compiled.
 """
 
 from __future__ import annotations
@@ -48,10 +49,9 @@ ROW_BUCKETS = (8, 64)
 
 A = QuantPath.MLX_AFFINE
 K = QuantPath.GGUF_KERNEL
-_PROVEN_DECODE = {GGMLQuantizationType.Q4_0, GGMLQuantizationType.Q8_0}
 # Per format: the path for each row bucket (decode, small batch, prefill).
 TABLE: dict[DeviceKind, dict[GGMLQuantizationType, tuple[QuantPath, QuantPath, QuantPath]]] = {
-    "cuda": {t: ((K if t in _PROVEN_DECODE else A), A, A) for t in KERNEL_TYPES},
+    "cuda": {t: (K, K, K) for t in KERNEL_TYPES},
     "metal": {t: (A, A, A) for t in KERNEL_TYPES},  # Metal kernels never compiled
     "cpu": {t: (A, A, A) for t in KERNEL_TYPES},  # no CPU kernels
 }
@@ -80,6 +80,14 @@ def select(
 def device_kind() -> DeviceKind:
     """Where MLX computes by default: ``cuda``, ``metal`` or ``cpu``."""
     return gpu_backend() or "cpu"
+
+
+def paths_on_this_device(ggml_type: GGMLQuantizationType) -> set[QuantPath]:
+    """Every path a product with *ggml_type* can take here, over all row buckets."""
+    from vexel_core.config import get_settings
+
+    mode = get_settings().engine.quant_path
+    return {select(ggml_type, device_kind(), b, mode) for b in range(len(ROW_BUCKETS) + 1)}
 
 
 def select_for(ggml_type: GGMLQuantizationType, x: mx.array) -> QuantPath:

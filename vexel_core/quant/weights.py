@@ -1,13 +1,14 @@
 """The two `WeightTensor` kinds: plain float matrices and GGUF block formats.
 
-A block-format weight is a sum of `Term`s, each an MLX affine matrix. Formats that map onto
-MLX's layout exactly (Q4_0 ... Q5_K) have one term; Q2_K, Q3_K and Q6_K use a few (see
-`vexel_core.quant.kquants`). The file's raw blocks stay reachable (`BlockWeight.raw`) for
-kernels that read GGUF blocks directly.
+A block-format weight keeps the file's raw blocks (`BlockWeight.raw`, which the GGUF kernels
+read) and can be a sum of `Term`s, each an MLX affine matrix. Formats that map onto MLX's
+layout exactly (Q4_0 ... Q5_K) have one term; Q2_K, Q3_K and Q6_K use a few (see
+`vexel_core.quant.kquants`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -15,10 +16,10 @@ import mlx.core as mx
 import numpy as np
 from gguf import GGMLQuantizationType
 
-from vexel_core.quant.affine import AffineMatrix
+from vexel_core.quant.affine import AffineMatrix, concat_rows
 from vexel_core.quant.base import WeightTensor
-from vexel_core.quant.kernels import gguf_matmul
-from vexel_core.quant.selection import QuantPath, select_for
+from vexel_core.quant.kernels import gguf_dequantize, gguf_matmul
+from vexel_core.quant.selection import QuantPath, paths_on_this_device, select_for
 
 
 class DenseWeight(WeightTensor):
@@ -41,6 +42,15 @@ class DenseWeight(WeightTensor):
     def nbytes(self) -> int:
         return self.w.nbytes
 
+    @classmethod
+    def stack(cls, parts: list[WeightTensor]) -> WeightTensor | None:
+        if not all(isinstance(p, DenseWeight) and p.w.dtype == parts[0].w.dtype  # type: ignore[attr-defined]
+                   for p in parts):
+            return None
+        w = mx.concatenate([p.w for p in parts])  # type: ignore[attr-defined]
+        mx.eval(w)
+        return DenseWeight(w)
+
 
 @dataclass(frozen=True)
 class Term:
@@ -59,31 +69,72 @@ def sum_over_spans(x: mx.array, span: int) -> mx.array:
 
 
 class BlockWeight(WeightTensor):
-    """A GGUF block-format matrix as a sum of MLX affine terms, plus its raw blocks.
+    """A GGUF block-format matrix: its raw blocks and, built when a path needs them, MLX
+    affine terms.
 
-    *float32_products* makes `matmul` run in float32 whatever the activations' dtype: set for
-    representations whose terms cancel each other (Q6_K: two terms of up to ``4096 * |d|``
-    for weights that may be far smaller), where float16 arithmetic would lose the result.
+    Two representations serve the three paths of `vexel_core.quant.selection`: ``raw``, the
+    file's blocks as ``uint8[rows, row_bytes]`` (the GGUF kernels read them), and ``terms``
+    (MLX's ``quantized_matmul``). Each is built on first use; `prepare` builds at load time
+    what this device's selected paths use, so a CUDA model does not also hold affine copies of
+    its weights and the first request pays no conversion.
+
+    *float32_products* makes `affine_matmul` run in float32 whatever the activations' dtype:
+    set for representations whose terms cancel each other (Q6_K: two terms of up to
+    ``4096 * |d|`` for weights that may be far smaller), where float16 arithmetic would lose
+    the result.
     """
 
     def __init__(
         self,
-        terms: list[Term],
+        make_terms: Callable[[], list[Term]],
         shape: tuple[int, int],
         ggml_type: GGMLQuantizationType,
-        raw_bytes: np.ndarray,
+        raw_parts: list[np.ndarray],
         float32_products: bool = False,
     ) -> None:
-        self.terms = terms
+        self._make_terms = make_terms
         self.float32_products = float32_products
         self.shape = shape
         self.ggml_type = ggml_type
-        self._raw_bytes = raw_bytes  # usually a view into the memory-mapped file: no copy
+        # Row blocks of the matrix, usually views into the memory-mapped file: no copy.
+        self._raw_parts = raw_parts
+
+    @cached_property
+    def terms(self) -> list[Term]:
+        """The affine terms (converted from the blocks on first use)."""
+        return self._make_terms()
 
     @cached_property
     def raw(self) -> mx.array:
         """The file's blocks as ``uint8[rows, row_bytes]`` (copied into MLX on first use)."""
-        return mx.array(np.asarray(self._raw_bytes))
+        parts = [mx.array(np.asarray(p)) for p in self._raw_parts]
+        return parts[0] if len(parts) == 1 else mx.concatenate(parts)
+
+    def prepare(self) -> None:
+        """Build now each representation that the paths selected on this device use."""
+        paths = paths_on_this_device(self.ggml_type)
+        if QuantPath.GGUF_KERNEL in paths:
+            mx.eval(self.raw)
+        if QuantPath.MLX_AFFINE in paths:
+            mx.eval([t.matrix.arrays() for t in self.terms])
+
+    @classmethod
+    def stack(cls, parts: list[WeightTensor]) -> WeightTensor | None:
+        first = parts[0]
+        if not all(isinstance(p, BlockWeight) and p.ggml_type == first.ggml_type  # type: ignore[attr-defined]
+                   for p in parts):
+            return None
+        blocks: list[BlockWeight] = parts  # type: ignore[assignment]
+
+        def make_terms() -> list[Term]:
+            return [Term(concat_rows([b.terms[i].matrix for b in blocks]), t.span)
+                    for i, t in enumerate(blocks[0].terms)]
+
+        stacked = cls(make_terms, (sum(b.shape[0] for b in blocks), first.shape[1]),
+                      blocks[0].ggml_type, [r for b in blocks for r in b._raw_parts],
+                      blocks[0].float32_products)
+        stacked.prepare()
+        return stacked
 
     def matmul(self, x: mx.array) -> mx.array:
         """``x @ W.T`` in ``x``'s dtype, by the path `vexel_core.quant.selection` picks: the
@@ -102,7 +153,12 @@ class BlockWeight(WeightTensor):
         return _total(products).astype(x.dtype)
 
     def take(self, ids: mx.array) -> mx.array:
-        """Rows *ids* as float32, equal to the reference dequantization of those rows."""
+        """Rows *ids* as float32, equal to the reference dequantization of those rows: from
+        the affine terms when they exist, else by the GPU's dequantization kernel."""
+        if ("terms" not in self.__dict__
+                and QuantPath.GGUF_KERNEL in paths_on_this_device(self.ggml_type)):
+            rows = gguf_dequantize(self.raw[ids.reshape(-1)], self.ggml_type, mx.float32)
+            return rows.reshape(*ids.shape, self.shape[1])
         return _total([_widen(t.matrix.take(ids), t.span) for t in self.terms])
 
     def dequantize(self) -> mx.array:
@@ -110,8 +166,10 @@ class BlockWeight(WeightTensor):
 
     @property
     def nbytes(self) -> int:
-        """Bytes of the MLX representation (the raw blocks, kept on demand, not counted)."""
-        return sum(t.matrix.nbytes for t in self.terms)
+        """Bytes of the representations built so far (the affine terms, the raw blocks)."""
+        built = self.__dict__
+        terms = sum(t.matrix.nbytes for t in built["terms"]) if "terms" in built else 0
+        return terms + (built["raw"].nbytes if "raw" in built else 0)
 
 
 def _widen(values: mx.array, span: int) -> mx.array:

@@ -9,9 +9,10 @@ Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
 * many rows (prefill, from `PREFILL_ROWS`): the blocks dequantized into ``x``'s dtype by a
   kernel, a slice of rows at a time, then MLX's matmul.
 
-Backends: CUDA (``cuda/``) and Metal (``metal/``), same names and tiling. Neither has run on a
-GPU yet (`library` says what is verified), so `vexel_core.quant.selection` uses them only when
-forced (``engine.quant_path = "kernel"``) until the GPU tests pass.
+Backends: CUDA (``cuda/``) and Metal (``metal/``), same names and tiling. The CUDA kernels
+passed their GPU tests on an H200 and are CUDA's default path (`vexel_core.quant.selection`);
+the Metal ones have never been compiled, so Metal uses them only when forced
+(``engine.quant_path = "kernel"``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from vexel_core.quant.kernels.library import (
 
 __all__ = [
     "ACTIVATION_TILES", "KERNEL_TYPES", "PREFILL_ROWS", "GemvTiling", "KernelLibrary",
-    "gguf_matmul", "gpu_backend", "library",
+    "gguf_dequantize", "gguf_matmul", "gpu_backend", "library",
 ]
 
 # Activation rows from which dequantize-then-matmul takes over from the matrix-vector kernel.
@@ -60,6 +61,14 @@ def gguf_matmul(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType) -> 
     else:
         y = _dequantize_matmul(lib, x2, raw, ggml_type)
     return y.reshape(*lead, raw.shape[0]).astype(x.dtype)
+
+
+def gguf_dequantize(raw: mx.array, ggml_type: GGMLQuantizationType, dtype: mx.Dtype) -> mx.array:
+    """The blocks ``raw[N, row_bytes]`` as an ``[N, K]`` matrix of *dtype*, on the GPU."""
+    backend = gpu_backend()
+    if backend is None:
+        raise ValueError("gguf_dequantize needs MLX's default device to be a GPU")
+    return library(backend).dequantize(raw, ggml_type, dtype)
 
 
 def _dequantize_matmul(

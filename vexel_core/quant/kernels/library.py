@@ -8,13 +8,12 @@ its body (MLX generates the signature). The format and the tiling arrive as temp
 arguments, so each (operation, format, activation dtype, tile) compiles once per process
 (NVRTC: about 1-2 s each).
 
-What is verified (notes/gpu-kernels.md): every CUDA variant compiles with the NVRTC that MLX's
-CUDA backend uses; the format decoding equals `gguf.quants.dequantize` bit for bit, and both
-kernels, run on the CPU under an emulation of CUDA threads, equal the reference for all ten
-formats. They have NOT yet run on a GPU: the only device call of their first session failed
-to compile (fixed since) and no device time was left. The Metal sources keep the same names
-and tiling; they pass a C++ syntax check but have never been compiled by a Metal compiler or
-run (no Apple machine here).
+What is verified (notes/gpu-kernels.md): on an H200, both CUDA kernels equal the reference for
+all ten formats (tests/test_quant_kernels.py, marked ``gpu``); off the GPU, the format
+decoding equals `gguf.quants.dequantize` bit for bit, and the kernels run on the CPU under an
+emulation of CUDA threads in CI. The Metal sources keep the same names and tiling; they pass a
+C++ syntax check but have never been compiled by a Metal compiler or run (no Apple machine
+here).
 """
 
 from __future__ import annotations
