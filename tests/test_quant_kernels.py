@@ -207,15 +207,16 @@ def test_dequantize_equals_gguf_bit_for_bit(
     assert mx.array_equal(bf16, expected).item()
 
 
-@pytest.mark.parametrize("tiling, n_tokens", [((1, 2, 3), 1), ((8, 8, 1), 2)],
-                         ids=["1row-2warps-3stages", "8rows-8warps-1stage"])
+@pytest.mark.parametrize("tiling, n_tokens", [((1, 2, 3), 1), ((8, 8, 1), 2), ((4, 2, 2), 1)],
+                         ids=["1row-2warps-3stages", "8rows-8warps-1stage", "cuda-one-row"])
 @pytest.mark.parametrize("ggml_type", [T.Q4_0, T.Q8_0, T.Q4_K, T.Q6_K], ids=lambda t: t.name)
 def test_emulated_kernel_with_other_tilings(
     ggml_type: T, tiling: tuple[int, int, int], n_tokens: int, rng: np.random.Generator,
     request: pytest.FixtureRequest,
 ) -> None:
-    # Tilings unlike the default: one weight row per CTA with a deeper pipeline, and eight
-    # rows over eight warps (more warps than a row has chunks) with a single stage.
+    # Tilings unlike the default: one weight row per CTA with a deeper pipeline, eight rows
+    # over eight warps (more warps than a row has chunks) with a single stage, and CUDA's
+    # default for one activation row (`default_tiling`).
     m = matrix(ggml_type, rng, skip=1, path="emulated_cuda")
     x = rng.normal(size=(n_tokens, m.values.shape[1])).astype(np.float32)
     y = np.array(product("emulated_cuda", mx.array(x), m, request, tiling))

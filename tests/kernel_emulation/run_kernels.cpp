@@ -57,10 +57,12 @@ int run_gemv(char** argv, const uint8_t* w, int n, int row_bytes, int m, int k) 
   if (fread(x.data(), sizeof(T), x.size(), stdin) != x.size()) return 4;
   const int mt = atoi(argv[3]), rows = atoi(argv[4]), warps = atoi(argv[5]), stages = atoi(argv[6]);
   T* out = y.data();
-  // The tilings the tests use: the default at tiles 1, 4 and 8, and two unusual ones.
+  // The tilings the tests use: four warps at tiles 1, 4 and 8, CUDA's default for one row
+  // (two warps), and two unusual ones.
   if (mt == 1 && rows == 4 && warps == 4 && stages == 2) gemv<F, T, 1, 4, 4, 2>(w, x.data(), out, n, row_bytes, m);
   else if (mt == 4 && rows == 4 && warps == 4 && stages == 2) gemv<F, T, 4, 4, 4, 2>(w, x.data(), out, n, row_bytes, m);
   else if (mt == 8 && rows == 4 && warps == 4 && stages == 2) gemv<F, T, 8, 4, 4, 2>(w, x.data(), out, n, row_bytes, m);
+  else if (mt == 1 && rows == 4 && warps == 2 && stages == 2) gemv<F, T, 1, 4, 2, 2>(w, x.data(), out, n, row_bytes, m);
   else if (mt == 1 && rows == 1 && warps == 2 && stages == 3) gemv<F, T, 1, 1, 2, 3>(w, x.data(), out, n, row_bytes, m);
   else if (mt == 2 && rows == 8 && warps == 8 && stages == 1) gemv<F, T, 2, 8, 8, 1>(w, x.data(), out, n, row_bytes, m);
   else return 3;

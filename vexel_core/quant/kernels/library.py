@@ -62,9 +62,19 @@ class GemvTiling:
     stages: int = 2  # chunks in flight per warp
 
 
-# Metal has no asynchronous copies (a second stage would only cost threadgroup memory, of
-# which Apple GPUs have 32 KiB).
-DEFAULT_TILING: dict[Backend, GemvTiling] = {"cuda": GemvTiling(), "metal": GemvTiling(stages=1)}
+def default_tiling(backend: Backend, tile: int) -> GemvTiling:
+    """The tiling for *tile* activation rows per pass.
+
+    CUDA, one row: two warps per CTA, measured on the H200 (benchmarks/kernels.py --sweep,
+    notes/gpu-kernels.md): Q4_0 14336x4096 37.4 us against 41.0 us with four warps, Q8_0 44.7
+    against 70.6 us (a smaller CTA stages less shared memory, so more of them fit on an SM).
+    More rows keep four warps, which the sweep found as good or better there. Metal has no
+    asynchronous copies: one stage (a second would only cost threadgroup memory, of which
+    Apple GPUs have 32 KiB).
+    """
+    if backend == "metal":
+        return GemvTiling(stages=1)
+    return GemvTiling(warps=2) if tile == 1 else GemvTiling()
 
 
 def kernel_source(backend: Backend, op: Op) -> tuple[str, str]:
@@ -140,7 +150,7 @@ class KernelLibrary:
                 f"x must be [M, {cols}] float32, float16 or bfloat16; got {x.shape} {x.dtype}"
             )
         mt = tile or activation_tile(x.shape[0])
-        tiling = tiling or DEFAULT_TILING[self.backend]
+        tiling = tiling or default_tiling(self.backend, mt)
         ctas = -(-rows // tiling.rows) * -(-x.shape[0] // mt)
         threads = tiling.warps * 32
         template = [
