@@ -68,7 +68,7 @@ def copy_weight(w: BlockWeight) -> BlockWeight:
     terms = [Term(replace(t.matrix, packed=fresh_copy(t.matrix.packed),
                           scales=fresh_copy(t.matrix.scales), biases=fresh_copy(t.matrix.biases)),
                   t.span) for t in w.terms]
-    return BlockWeight(lambda: terms, w.shape, w.ggml_type, w._raw_parts, w.float32_products)
+    return BlockWeight(lambda _: terms, w.shape, w.ggml_type, w._raw_parts, w.float32_products)
 
 
 @dataclass

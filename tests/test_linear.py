@@ -166,3 +166,24 @@ def test_weights_of_different_formats_do_not_stack(
     c = load_weight(host, T.F16, random_raw(T.F16, 2, COLS, rng), (2, COLS))
     assert type(a).stack([a, b]) is None
     assert type(a).stack([a, c]) is None and type(c).stack([c, a]) is None
+
+
+@pytest.mark.parametrize("ggml_type", [T.Q4_0, T.Q6_K, T.F16], ids=lambda t: t.name)
+def test_stacking_keeps_no_reference_to_its_parts(
+    host: PluginHost, ggml_type: T, rng: np.random.Generator
+) -> None:
+    # The parts are dropped once stacked: a reference kept to them (a lazy conversion that
+    # reads them later, say) would hold every fused weight twice on the device.
+    import gc
+    import weakref
+
+    raws = [random_raw(ggml_type, r, COLS, rng) for r in (4, 2)]
+    parts = [load_weight(host, ggml_type, raw, (len(raw), COLS)) for raw in raws]
+    stacked = type(parts[0]).stack(parts)
+    refs = [weakref.ref(p) for p in parts]
+    del parts
+    gc.collect()
+    assert all(r() is None for r in refs)
+    assert stacked is not None
+    w = np.concatenate([gguf_dequantize(raw, ggml_type) for raw in raws]).astype(np.float32)
+    np.testing.assert_array_equal(np.array(stacked.dequantize()), w)

@@ -89,13 +89,14 @@ class BlockFormat(QuantFormat):
     def load(self, raw: np.ndarray, shape: tuple[int, ...] | Sequence[int]) -> BlockWeight:
         data = matrix_bytes(self, raw, shape)
         rows, cols = int(shape[0]), int(shape[1])
-        weight = BlockWeight(lambda: self._affine_terms(data, cols), (rows, cols),
-                             self.ggml_type, [data], self.float32_products)
+        weight = BlockWeight(self._affine_terms, (rows, cols), self.ggml_type, [data],
+                             self.float32_products)
         weight.prepare()
         return weight
 
-    def _affine_terms(self, data: np.ndarray, cols: int) -> list[Term]:
+    def _affine_terms(self, data: np.ndarray) -> list[Term]:
         """`terms` of the blocks ``data[rows, row_bytes]``, converted a slice of rows at a time."""
+        cols = data.shape[1] // self.block_bytes * self.block_elems
         step = max(1, _ELEMENTS_PER_STEP // cols)
         slices: list[list[Term]] = []
         for start in range(0, data.shape[0], step):

@@ -16,7 +16,7 @@ import mlx.core as mx
 import numpy as np
 from gguf import GGMLQuantizationType
 
-from vexel_core.quant.affine import AffineMatrix, concat_rows
+from vexel_core.quant.affine import AffineMatrix
 from vexel_core.quant.base import WeightTensor
 from vexel_core.quant.kernels import gguf_dequantize, gguf_matmul
 from vexel_core.quant.selection import QuantPath, paths_on_this_device, select_for
@@ -86,13 +86,13 @@ class BlockWeight(WeightTensor):
 
     def __init__(
         self,
-        make_terms: Callable[[], list[Term]],
+        convert: Callable[[np.ndarray], list[Term]],
         shape: tuple[int, int],
         ggml_type: GGMLQuantizationType,
         raw_parts: list[np.ndarray],
         float32_products: bool = False,
     ) -> None:
-        self._make_terms = make_terms
+        self._convert = convert  # blocks uint8[rows, row_bytes] -> affine terms
         self.float32_products = float32_products
         self.shape = shape
         self.ggml_type = ggml_type
@@ -102,7 +102,8 @@ class BlockWeight(WeightTensor):
     @cached_property
     def terms(self) -> list[Term]:
         """The affine terms (converted from the blocks on first use)."""
-        return self._make_terms()
+        parts = self._raw_parts
+        return self._convert(parts[0] if len(parts) == 1 else np.concatenate(parts))
 
     @cached_property
     def raw(self) -> mx.array:
@@ -125,12 +126,8 @@ class BlockWeight(WeightTensor):
                    for p in parts):
             return None
         blocks: list[BlockWeight] = parts  # type: ignore[assignment]
-
-        def make_terms() -> list[Term]:
-            return [Term(concat_rows([b.terms[i].matrix for b in blocks]), t.span)
-                    for i, t in enumerate(blocks[0].terms)]
-
-        stacked = cls(make_terms, (sum(b.shape[0] for b in blocks), first.shape[1]),
+        # Built from the file's bytes, never from the parts, which are dropped after this.
+        stacked = cls(blocks[0]._convert, (sum(b.shape[0] for b in blocks), first.shape[1]),
                       blocks[0].ggml_type, [r for b in blocks for r in b._raw_parts],
                       blocks[0].float32_products)
         stacked.prepare()
