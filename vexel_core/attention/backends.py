@@ -9,8 +9,9 @@ tables; prefill chunks and candidate trees one sequence at a time.
   fused causal path); with a logit soft-cap, which the fused kernel lacks, it computes the
   same math by hand.
 - ``paged`` reads keys and values through the block table: decodes run the CUDA kernel of
-  `vexel_core.attention.kernels` where it exists; everything else is the plain-MLX
-  reference (scores, soft-cap, mask, softmax, values), which is also the kernel's oracle.
+  `vexel_core.attention.kernels` where it exists; a fresh prompt without soft-cap or window
+  takes the fused causal path as ``sdpa`` does; everything else is the plain-MLX reference
+  (scores, soft-cap, mask, softmax, values), which is also the kernel's oracle.
 """
 
 from __future__ import annotations
@@ -170,12 +171,18 @@ class SDPABackend(_PagedAttention):
 
 
 class PagedBackend(_PagedAttention):
-    """Reads keys and values through the block table. Decodes run a GPU kernel where one
-    exists (`vexel_core.attention.kernels`); everything else takes the reference path."""
+    """Decodes read keys and values through the block table: a GPU kernel where one exists
+    (`vexel_core.attention.kernels`), else the reference. A fresh prompt without soft-cap or
+    window attends to its own keys with MLX's fused causal attention, as `sdpa` does (the
+    reference computes a float32 score matrix per sequence and layer, several times slower on
+    a GPU); cached prefixes, soft-caps, windows and trees take the reference path."""
 
     name = "paged"
+    direct_prefill = True
 
     def core(self, q, k, v, mask, scale, softcap):  # type: ignore[no-untyped-def]
+        if isinstance(mask, str):  # "causal": only a fresh prompt without soft-cap
+            return mx.fast.scaled_dot_product_attention(q, k, v, scale=scale, mask=mask)
         return attend_by_hand(q, k, v, mask, scale, softcap)
 
     def _decode(
