@@ -56,11 +56,11 @@ class Weights:
         keyword arguments for `Attention`. llama.cpp accepts either layout for these models,
         and fused weights with separate ``attn_q/k/v.bias`` vectors too."""
         if not self.has(f"{prefix}.attn_qkv.weight"):
-            q, k, v = self.stacked([f"{prefix}.attn_{x}" for x in "qkv"],
-                                   [q_rows, kv_rows, kv_rows], cols)
-            if k is None:
-                return {"qkv": q}  # type: ignore[dict-item]
-            return {"q": q, "k": k, "v": v}  # type: ignore[dict-item]
+            qkv = self.stacked([f"{prefix}.attn_{x}" for x in "qkv"],
+                               [q_rows, kv_rows, kv_rows], cols)
+            if isinstance(qkv, Linear):
+                return {"qkv": qkv}
+            return dict(zip("qkv", qkv, strict=True))
         weight = self.matrix(f"{prefix}.attn_qkv.weight", q_rows + 2 * kv_rows, cols)
         bias = self.optional_vector(f"{prefix}.attn_qkv.bias")
         parts = [f"{prefix}.attn_{x}.bias" for x in "qkv"]
@@ -71,27 +71,26 @@ class Weights:
     def gate_up_projections(self, prefix: str, rows: int, cols: int) -> dict[str, Linear]:
         """``{"gate_up": ...}`` (keyword arguments for `GatedMLP`): ``prefix.ffn_gate`` and
         ``prefix.ffn_up`` stacked where their format allows, else ``{"gate", "up"}``."""
-        gate, up = self.stacked([f"{prefix}.ffn_gate", f"{prefix}.ffn_up"], [rows, rows], cols)
-        if up is None:
-            return {"gate_up": gate}  # type: ignore[dict-item]
-        return {"gate": gate, "up": up}  # type: ignore[dict-item]
+        gate_up = self.stacked([f"{prefix}.ffn_gate", f"{prefix}.ffn_up"], [rows, rows], cols)
+        if isinstance(gate_up, Linear):
+            return {"gate_up": gate_up}
+        return dict(zip(("gate", "up"), gate_up, strict=True))
 
-    def stacked(self, prefixes: list[str], rows: list[int],
-                cols: int) -> list[Linear | None]:
-        """``prefix.weight`` of each prefix as one `Linear` of their rows in order, followed
-        by Nones, when their representations stack (`WeightTensor.stack`: one product per
-        step instead of one per projection, which matters when decoding a few tokens costs a
-        launch per product); else each `Linear` on its own."""
+    def stacked(self, prefixes: list[str], rows: list[int], cols: int) -> Linear | list[Linear]:
+        """``prefix.weight`` of each prefix as one `Linear` of their rows in order, when their
+        representations stack (`WeightTensor.stack`: one product per step instead of one per
+        projection, which matters when decoding a few tokens costs a launch per product);
+        else the `Linear` of each."""
         parts = [self.linear(p, r, cols) for p, r in zip(prefixes, rows, strict=True)]
         weight = type(parts[0].weight).stack([p.weight for p in parts])
         if weight is None:
-            return list(parts)
+            return parts
         biases = [p.bias for p in parts]
         bias = None
         if any(b is not None for b in biases):
             bias = mx.concatenate([b if b is not None else mx.zeros((p.shape[0],), self.dtype)
                                    for b, p in zip(biases, parts, strict=True)])
-        return [Linear(weight, bias)] + [None] * (len(parts) - 1)
+        return Linear(weight, bias)
 
     def embedding(self, name: str, rows: int | None = None, cols: int | None = None) -> Embedding:
         return Embedding(self.matrix(name, rows, cols))

@@ -44,10 +44,10 @@ class DenseWeight(WeightTensor):
 
     @classmethod
     def stack(cls, parts: list[WeightTensor]) -> WeightTensor | None:
-        if not all(isinstance(p, DenseWeight) and p.w.dtype == parts[0].w.dtype  # type: ignore[attr-defined]
-                   for p in parts):
+        dense = [p for p in parts if isinstance(p, DenseWeight)]
+        if len(dense) != len(parts) or any(p.w.dtype != dense[0].w.dtype for p in dense):
             return None
-        w = mx.concatenate([p.w for p in parts])  # type: ignore[attr-defined]
+        w = mx.concatenate([p.w for p in dense])
         mx.eval(w)
         return DenseWeight(w)
 
@@ -121,15 +121,14 @@ class BlockWeight(WeightTensor):
 
     @classmethod
     def stack(cls, parts: list[WeightTensor]) -> WeightTensor | None:
-        first = parts[0]
-        if not all(isinstance(p, BlockWeight) and p.ggml_type == first.ggml_type  # type: ignore[attr-defined]
-                   for p in parts):
+        blocks = [p for p in parts if isinstance(p, BlockWeight)]
+        if len(blocks) != len(parts) or any(b.ggml_type != blocks[0].ggml_type for b in blocks):
             return None
-        blocks: list[BlockWeight] = parts  # type: ignore[assignment]
+        first = blocks[0]
         # Built from the file's bytes, never from the parts, which are dropped after this.
-        stacked = cls(blocks[0]._convert, (sum(b.shape[0] for b in blocks), first.shape[1]),
-                      blocks[0].ggml_type, [r for b in blocks for r in b._raw_parts],
-                      blocks[0].float32_products)
+        stacked = cls(first._convert, (sum(b.shape[0] for b in blocks), first.shape[1]),
+                      first.ggml_type, [r for b in blocks for r in b._raw_parts],
+                      first.float32_products)
         stacked.prepare()
         return stacked
 
