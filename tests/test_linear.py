@@ -156,6 +156,9 @@ def test_stacked_weights_multiply_as_their_parts(
     np.testing.assert_allclose(np.array(stacked.matmul(x)), np.array(expected), rtol=0, atol=1e-5)
     w = np.concatenate([gguf_dequantize(raw, ggml_type) for raw in raws])
     np.testing.assert_array_equal(np.array(stacked.dequantize()), w.astype(np.float32))
+    # Stacked from what the parts built, it is stored as a load of the stacked bytes would be.
+    whole = load_weight(host, ggml_type, np.concatenate(raws), (sum(rows), COLS))
+    assert stacked.nbytes == whole.nbytes
 
 
 def test_weights_of_different_formats_do_not_stack(

@@ -16,7 +16,7 @@ import mlx.core as mx
 import numpy as np
 from gguf import GGMLQuantizationType
 
-from vexel_core.quant.affine import AffineMatrix
+from vexel_core.quant.affine import AffineMatrix, concat_rows
 from vexel_core.quant.base import WeightTensor
 from vexel_core.quant.kernels import gguf_dequantize, gguf_matmul
 from vexel_core.quant.selection import QuantPath, paths_on_this_device, select_for
@@ -125,10 +125,20 @@ class BlockWeight(WeightTensor):
         if len(blocks) != len(parts) or any(b.ggml_type != blocks[0].ggml_type for b in blocks):
             return None
         first = blocks[0]
-        # Built from the file's bytes, never from the parts, which are dropped after this.
         stacked = cls(first._convert, (sum(b.shape[0] for b in blocks), first.shape[1]),
                       first.ggml_type, [r for b in blocks for r in b._raw_parts],
                       first.float32_products)
+        # What the parts already built is concatenated rather than built again from the
+        # file (converting to affine terms is most of a load). New arrays only: the parts are
+        # dropped after this, and nothing here may keep them alive.
+        built = [b.__dict__ for b in blocks]
+        if all("raw" in d for d in built):
+            stacked.raw = mx.concatenate([d["raw"] for d in built])
+        if all("terms" in d for d in built):
+            stacked.terms = [
+                Term(concat_rows([d["terms"][i].matrix for d in built]).compact(), t.span)
+                for i, t in enumerate(built[0]["terms"])
+            ]
         stacked.prepare()
         return stacked
 
