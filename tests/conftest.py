@@ -6,6 +6,8 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
+from vexel_core.plugins import PluginHost, load_plugins
+
 
 def _has_gpu() -> bool:
     try:
@@ -29,3 +31,9 @@ def rng() -> np.random.Generator:
     seed = int(np.random.SeedSequence().entropy % 2**63)
     print(f"rng seed: {seed}")
     return np.random.default_rng(seed)
+
+
+@pytest.fixture(scope="module")
+def host() -> PluginHost:
+    """Every installed plugin, strictly loaded (a broken one fails the test)."""
+    return load_plugins(strict=True)

@@ -14,16 +14,10 @@ from tests.builders.vocab import spm_vocab
 from tests.helpers import engine_for, run_to_completion
 from vexel_core.engine import AsyncEngine, FinishReason, GenerationRequest
 from vexel_core.errors import RequestError
-from vexel_core.plugins import load_plugins
 from vexel_core.sampling.params import SamplingParams
 
 SHAPE = LlamaShape(hidden=64, layers=2, heads=4, kv_heads=2, ffn=128, context=256)
 GREEDY = SamplingParams(temperature=0.0)
-
-
-@pytest.fixture(scope="module")
-def host():  # type: ignore[no-untyped-def]
-    return load_plugins(strict=True)
 
 
 @pytest.fixture(scope="module")

@@ -29,12 +29,6 @@ from tests.arch_checks import (
 from tests.builders.phi_gemma import GEMMA2, write_gemma2
 from tests.helpers import llama_cpp_logits, load, pearson, prompt_logits
 from vexel_core.errors import GGUFError
-from vexel_core.plugins import load_plugins
-
-
-@pytest.fixture(scope="module")
-def host():  # type: ignore[no-untyped-def]
-    return load_plugins(strict=True)
 
 
 @pytest.fixture(scope="module")

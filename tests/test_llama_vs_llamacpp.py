@@ -13,16 +13,10 @@ from tests.arch_checks import check_greedy, check_logits, fresh_seed, in_format,
 from tests.builders.models import LLAMA2, LLAMA3, MISTRAL, LlamaShape, write_llama
 from tests.builders.vocab import spm_vocab
 from tests.helpers import load, prompt_logits
-from vexel_core.plugins import load_plugins
 
 FORMATS = ["F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1",
            "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"]
 VARIANTS = {"llama2": LLAMA2, "llama3": LLAMA3, "mistral": MISTRAL}
-
-
-@pytest.fixture(scope="module")
-def host():  # type: ignore[no-untyped-def]
-    return load_plugins(strict=True)
 
 
 @pytest.fixture(scope="module")

@@ -28,15 +28,9 @@ from tests.arch_checks import (
 from tests.builders.phi_gemma import PHI2, Phi3Shape, write_phi2, write_phi3
 from tests.helpers import llama_cpp_logits, load, pearson, prompt_logits
 from vexel_core.errors import GGUFError
-from vexel_core.plugins import load_plugins
 
 PHI3 = Phi3Shape(sliding_window=8)
 VARIANTS = ["phi2", "phi3"]
-
-
-@pytest.fixture(scope="module")
-def host():  # type: ignore[no-untyped-def]
-    return load_plugins(strict=True)
 
 
 @pytest.fixture(scope="module")
