@@ -11,9 +11,11 @@ arguments, so each (operation, format, activation dtype, tile) compiles once per
 What is verified (notes/gpu-kernels.md): on an H200, both CUDA kernels equal the reference for
 all ten formats (tests/test_quant_kernels.py, marked ``gpu``); off the GPU, the format
 decoding equals `gguf.quants.dequantize` bit for bit, and the kernels run on the CPU under an
-emulation of CUDA threads in CI. The Metal sources keep the same names and tiling; they pass a
-C++ syntax check but have never been compiled by a Metal compiler or run (no Apple machine
-here).
+emulation of CUDA threads in CI. CUDA's matrix-vector kernel rounds the activations to int8
+per 32-element block and multiplies with `dp4a`, as llama.cpp does; Metal's multiplies floats
+(MSL has no 4-way 8-bit dot product). The Metal sources keep the same names and tiling; they
+pass a C++ syntax check but have never been compiled by a Metal compiler or run (no Apple
+machine here).
 """
 
 from __future__ import annotations

@@ -7,13 +7,19 @@
 // 8 elements per row; the (scale, min) of every group in the chunk is decoded once into
 // shared memory first and shared by the pieces that use it.
 //
-// gemv:    y[m, n] = sum_k x[m, k] * W[n, k] for few activation rows (decode). A CTA of WARPS
-//          warps owns ROWS weight rows and MT activation rows; its warps split the row's chunks
+// gemv:    y[m, n] = sum_k x[m, k] * W[n, k] for few activation rows (decode), with 8-bit
+//          dot products (dp4a) as llama.cpp's mmvq: each 32-element block of x is quantized
+//          to int8 with its own scale d = max|x| / 127 (in the kernel, per staged chunk: no
+//          extra launch), so that four products cost one instruction and the weights'
+//          integers never become floats. Per piece and weight row: two dp4a, then
+//          d * (scale * dot + (min - OFF * scale) * sum(x's integers)). A CTA of WARPS warps
+//          owns ROWS weight rows and MT activation rows; its warps split the row's chunks
 //          (warp w takes chunks w, w + WARPS, ...) with STAGES copies in flight, each lane
 //          accumulates MT x ROWS sums in registers, and the CTA reduces them at the end
 //          (shuffles, then shared memory). More than MT activation rows: the grid repeats the
-//          row block per group of MT activation rows, neighbouring CTAs reading the same weights
-//          so that the repeats hit L2.
+//          row block per group of MT activation rows, neighbouring CTAs reading the same
+//          weights so that the repeats hit L2.
+//          The price is x's rounding: |x - d * q| <= d / 2 per element, as in llama.cpp.
 // dequant: W as T (prefill: the product is then MLX's matmul). One warp per (row, chunk).
 
 namespace vx {
@@ -31,13 +37,55 @@ struct Chunk {
   static_assert(BLOCKS * F::BE == CHUNK_ELEMS && ITEMS * 32 == BLOCKS * F::P, "chunk shape");
 };
 
-// Decode the (scale, min) of every group of the valid blocks of one staged chunk.
-template <class F>
+// Decode the (scale, min) of every group of the valid blocks of one staged chunk; with BIAS,
+// (scale, min - OFF * scale), the form the integer dot products need.
+template <class F, bool BIAS = false>
 __device__ __forceinline__ void decode_groups(const uint8_t* blocks, int valid, float2* out,
                                               int lane) {
   for (int k = lane; k < Chunk<F>::GROUPS; k += 32) {
     const int b = k / F::G;
-    if (b < valid) out[k] = F::group(blocks + b * F::BB, k % F::G);
+    if (b >= valid) continue;
+    const float2 g = F::group(blocks + b * F::BB, k % F::G);
+    out[k] = BIAS ? make_float2(g.x, fmaf(-float(F::OFF), g.x, g.y)) : g;
+  }
+}
+
+// One chunk of activation rows m0.. as int8: lane l quantizes the 32-element block l of the
+// chunk of each row into xq (4 values a word) and its scale into xd. q = rint(x * 127 / amax)
+// comes from one FMA with 1.5 * 2^23 (the integer lands in the low mantissa bits, rounded to
+// nearest even); both divisions are IEEE-rounded so that tests can repeat them exactly.
+template <class T, int MT>
+__device__ __forceinline__ void quantize_chunk(const T* x, int m0, int M, int K, int c,
+                                               uint32_t (*xq)[CHUNK_ELEMS / 4],
+                                               float (*xd)[CHUNK_ELEMS / 32], int lane) {
+  const int e = c * CHUNK_ELEMS + 32 * lane;
+  if (e >= K) return;  // past a partial last chunk
+#pragma unroll
+  for (int m = 0; m < MT; ++m) {
+    if (m0 + m >= M) break;
+    const T* src = x + size_t(m0 + m) * K + e;
+    // Two passes over the 32 values (the second from L1) keep 4 of them in registers, not 32.
+    float amax = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const float4 v = load4(src + 4 * j);
+      amax = fmaxf(amax, fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
+    }
+    const float inv = amax > 0.0f ? __fdiv_rn(127.0f, amax) : 0.0f;
+    xd[m][lane] = __fdiv_rn(amax, 127.0f);
+    uint32_t words[8];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const float4 v = load4(src + 4 * j);
+      const uint32_t a = __float_as_uint(fmaf(v.x, inv, 12582912.0f));
+      const uint32_t b = __float_as_uint(fmaf(v.y, inv, 12582912.0f));
+      const uint32_t c = __float_as_uint(fmaf(v.z, inv, 12582912.0f));
+      const uint32_t d = __float_as_uint(fmaf(v.w, inv, 12582912.0f));
+      words[j] = __byte_perm(__byte_perm(a, b, 0x0040), __byte_perm(c, d, 0x0040), 0x5410);
+    }
+    uint4* dst = reinterpret_cast<uint4*>(&xq[m][8 * lane]);
+    dst[0] = make_uint4(words[0], words[1], words[2], words[3]);
+    dst[1] = make_uint4(words[4], words[5], words[6], words[7]);
   }
 }
 
@@ -45,8 +93,13 @@ template <class F, class T, int MT, int ROWS, int WARPS, int STAGES>
 __device__ __forceinline__ void gemv(const uint8_t* w, const T* x, T* y, int N, int row_bytes,
                                      int M) {
   using C = Chunk<F>;
+  // Both runs of a piece in one scale group and one 32-element block of x: one conversion.
+  constexpr bool ONE_GROUP = F::BE == 32;
+  constexpr bool BIASED = F::HAS_MIN || F::OFF != 0;
   __shared__ __align__(16) uint8_t stage[WARPS][STAGES][ROWS][C::SLOT];
   __shared__ float2 scales[WARPS][ROWS][C::GROUPS];
+  __shared__ __align__(16) uint32_t xq[WARPS][MT][CHUNK_ELEMS / 4];
+  __shared__ float xd[WARPS][MT][CHUNK_ELEMS / 32];
   __shared__ float partial[WARPS][MT][ROWS];
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -84,16 +137,17 @@ __device__ __forceinline__ void gemv(const uint8_t* w, const T* x, T* y, int N, 
   for (int i = 0; i < mine; ++i) {
     if (i + STAGES - 1 < mine) issue(i + STAGES - 1);
     cp_async_commit();
+    const int c = warp + i * WARPS;
+    quantize_chunk<T, MT>(x, m0, M, K, c, xq[warp], xd[warp], lane);  // while copies fly
     cp_async_wait<STAGES - 1>();
     __syncwarp();
 
-    const int c = warp + i * WARPS;
     const int valid = min(C::BLOCKS, nb - c * C::BLOCKS);
     const uint8_t* blk[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
       blk[r] = stage[warp][i % STAGES][r] + (reinterpret_cast<uintptr_t>(chunk_src(r, c)) & 15);
-      decode_groups<F>(blk[r], valid, scales[warp][r], lane);
+      decode_groups<F, true>(blk[r], valid, scales[warp][r], lane);
     }
     __syncwarp();
 
@@ -101,43 +155,48 @@ __device__ __forceinline__ void gemv(const uint8_t* w, const T* x, T* y, int N, 
     for (int it = 0; it < C::ITEMS; ++it) {
       const int item = lane + 32 * it, b = item / F::P, p = item % F::P;
       if (b >= valid) continue;
-      float q[ROWS][8];
+      uint32_t u[ROWS][2];
       float2 s0[ROWS], s1[ROWS];
       const int g0 = b * F::G + F::group_of(p, 0), g1 = b * F::G + F::group_of(p, 1);
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) {
-        F::piece(blk[r] + b * F::BB, p, q[r]);
+        F::words(blk[r] + b * F::BB, p, u[r]);
         s0[r] = scales[warp][r][g0];
         s1[r] = scales[warp][r][g1];
       }
-      const int e = c * CHUNK_ELEMS + b * F::BE;
-      const int e0 = e + F::elem_of(p, 0), e1 = e + F::elem_of(p, 1);
+      const int e0 = b * F::BE + F::elem_of(p, 0), e1 = b * F::BE + F::elem_of(p, 1);
 #pragma unroll
       for (int m = 0; m < MT; ++m) {
         if (m0 + m >= M) break;
-        const T* xm = x + size_t(m0 + m) * K;
-        const float4 a = load4(xm + e0), bx = load4(xm + e1);
+        const int a0 = int(xq[warp][m][e0 >> 2]), a1 = int(xq[warp][m][e1 >> 2]);
+        const float d0 = xd[warp][m][e0 >> 5];
+        if constexpr (ONE_GROUP) {
+          const float sx = BIASED ? float(__dp4a(a1, 0x01010101, __dp4a(a0, 0x01010101, 0))) : 0.0f;
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-          float da = q[r][0] * a.x;
-          da = fmaf(q[r][1], a.y, da);
-          da = fmaf(q[r][2], a.z, da);
-          da = fmaf(q[r][3], a.w, da);
-          float db = q[r][4] * bx.x;
-          db = fmaf(q[r][5], bx.y, db);
-          db = fmaf(q[r][6], bx.z, db);
-          db = fmaf(q[r][7], bx.w, db);
-          float t = fmaf(s0[r].x, da, acc[m][r]);
-          t = fmaf(s1[r].x, db, t);
-          if constexpr (F::HAS_MIN) {
-            t = fmaf(s0[r].y, (a.x + a.y) + (a.z + a.w), t);
-            t = fmaf(s1[r].y, (bx.x + bx.y) + (bx.z + bx.w), t);
+          for (int r = 0; r < ROWS; ++r) {
+            const int dot = __dp4a(int(u[r][1]), a1, __dp4a(int(u[r][0]), a0, 0));
+            float t = s0[r].x * float(dot);
+            if constexpr (BIASED) t = fmaf(s0[r].y, sx, t);
+            acc[m][r] = fmaf(d0, t, acc[m][r]);
           }
-          acc[m][r] = t;
+        } else {
+          const float d1 = xd[warp][m][e1 >> 5];
+          const float sx0 = BIASED ? float(__dp4a(a0, 0x01010101, 0)) : 0.0f;
+          const float sx1 = BIASED ? float(__dp4a(a1, 0x01010101, 0)) : 0.0f;
+#pragma unroll
+          for (int r = 0; r < ROWS; ++r) {
+            float t0 = s0[r].x * float(__dp4a(int(u[r][0]), a0, 0));
+            float t1 = s1[r].x * float(__dp4a(int(u[r][1]), a1, 0));
+            if constexpr (BIASED) {
+              t0 = fmaf(s0[r].y, sx0, t0);
+              t1 = fmaf(s1[r].y, sx1, t1);
+            }
+            acc[m][r] = fmaf(d1, t1, fmaf(d0, t0, acc[m][r]));
+          }
         }
       }
     }
-    __syncwarp();  // the next issue overwrites this stage
+    __syncwarp();  // the next issue overwrites this stage, the next chunk xq
   }
 
 #pragma unroll
