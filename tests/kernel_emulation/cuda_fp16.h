@@ -55,7 +55,7 @@ using std::max;
 using std::min;
 
 struct dim3 { unsigned x = 0, y = 0, z = 0; };
-inline thread_local dim3 threadIdx, blockIdx;
+inline thread_local dim3 threadIdx, blockIdx, blockDim;
 inline thread_local std::barrier<>* warp_barrier;
 inline thread_local std::barrier<>* cta_barrier;
 inline thread_local float* warp_slots;  // 32 floats shared by the lanes of a warp

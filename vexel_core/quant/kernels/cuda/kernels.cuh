@@ -7,19 +7,21 @@
 // 8 elements per row; the (scale, min) of every group in the chunk is decoded once into
 // shared memory first and shared by the pieces that use it.
 //
-// gemv:    y[m, n] = sum_k x[m, k] * W[n, k] for few activation rows (decode), with 8-bit
-//          dot products (dp4a) as llama.cpp's mmvq: each 32-element block of x is quantized
-//          to int8 with its own scale d = max|x| / 127 (in the kernel, per staged chunk: no
-//          extra launch), so that four products cost one instruction and the weights'
-//          integers never become floats. Per piece and weight row: two dp4a, then
-//          d * (scale * dot + (min - OFF * scale) * sum(x's integers)). A CTA of WARPS warps
-//          owns ROWS weight rows and MT activation rows; its warps split the row's chunks
-//          (warp w takes chunks w, w + WARPS, ...) with STAGES copies in flight, each lane
-//          accumulates MT x ROWS sums in registers, and the CTA reduces them at the end
-//          (shuffles, then shared memory). More than MT activation rows: the grid repeats the
-//          row block per group of MT activation rows, neighbouring CTAs reading the same
-//          weights so that the repeats hit L2.
-//          The price is x's rounding: |x - d * q| <= d / 2 per element, as in llama.cpp.
+// quantize: x as int8 for gemv, as llama.cpp's quantize_q8_1: each 32-element block of x gets
+//          the scale d = max|x| / 127 and q = rint(x / d), so that gemv multiplies with 8-bit
+//          dot products (dp4a: four products an instruction, the weights' integers never
+//          become floats). The price is x's rounding, |x - d * q| <= d / 2 per element.
+//          One launch per product: done inside gemv, every CTA repeated it for the whole of
+//          x, which made the kernel latency-bound (notes/gpu-kernels.md, session 3).
+// gemv:    y[m, n] = sum_k x[m, k] * W[n, k] for few activation rows (decode), from quantize's
+//          output. Per piece and weight row: two dp4a, then
+//          d * (scale * dot + (min - OFF * scale) * sum(q)). A CTA of WARPS warps owns ROWS
+//          weight rows and MT activation rows; its warps split the row's chunks (warp w takes
+//          chunks w, w + WARPS, ...) with STAGES copies in flight, each lane accumulates
+//          MT x ROWS sums in registers, and the CTA reduces them at the end (shuffles, then
+//          shared memory). More than MT activation rows: the grid repeats the row block per
+//          group of MT activation rows, neighbouring CTAs reading the same weights so that
+//          the repeats hit L2.
 // dequant: W as T (prefill: the product is then MLX's matmul). One warp per (row, chunk).
 
 namespace vx {
@@ -50,56 +52,48 @@ __device__ __forceinline__ void decode_groups(const uint8_t* blocks, int valid, 
   }
 }
 
-// One chunk of activation rows m0.. as int8: lane l quantizes the 32-element block l of the
-// chunk of each row into xq (4 values a word) and its scale into xd. q = rint(x * 127 / amax)
-// comes from one FMA with 1.5 * 2^23 (the integer lands in the low mantissa bits, rounded to
-// nearest even); both divisions are IEEE-rounded so that tests can repeat them exactly.
-template <class T, int MT>
-__device__ __forceinline__ void quantize_chunk(const T* x, int m0, int M, int K, int c,
-                                               uint32_t (*xq)[CHUNK_ELEMS / 4],
-                                               float (*xd)[CHUNK_ELEMS / 32], int lane) {
-  const int e = c * CHUNK_ELEMS + 32 * lane;
-  if (e >= K) return;  // past a partial last chunk
+// Thread t quantizes the 32-element block t of x ([M, K] row-major, K a multiple of 32) into
+// xq (4 values a word) and xd. q = rint(x * 127 / amax) comes from one FMA with 1.5 * 2^23
+// (the integer lands in the low mantissa bits, rounded to nearest even); both divisions are
+// IEEE-rounded so that tests can repeat them exactly.
+template <class T>
+__device__ __forceinline__ void quantize(const T* x, uint32_t* xq, float* xd, int blocks) {
+  const int t = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (t >= blocks) return;
+  const T* src = x + size_t(t) * 32;
+  float4 v[8];
+  float amax = 0.0f;
 #pragma unroll
-  for (int m = 0; m < MT; ++m) {
-    if (m0 + m >= M) break;
-    const T* src = x + size_t(m0 + m) * K + e;
-    // Two passes over the 32 values (the second from L1) keep 4 of them in registers, not 32.
-    float amax = 0.0f;
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      const float4 v = load4(src + 4 * j);
-      amax = fmaxf(amax, fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
-    }
-    const float inv = amax > 0.0f ? __fdiv_rn(127.0f, amax) : 0.0f;
-    xd[m][lane] = __fdiv_rn(amax, 127.0f);
-    uint32_t words[8];
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      const float4 v = load4(src + 4 * j);
-      const uint32_t a = __float_as_uint(fmaf(v.x, inv, 12582912.0f));
-      const uint32_t b = __float_as_uint(fmaf(v.y, inv, 12582912.0f));
-      const uint32_t c = __float_as_uint(fmaf(v.z, inv, 12582912.0f));
-      const uint32_t d = __float_as_uint(fmaf(v.w, inv, 12582912.0f));
-      words[j] = __byte_perm(__byte_perm(a, b, 0x0040), __byte_perm(c, d, 0x0040), 0x5410);
-    }
-    uint4* dst = reinterpret_cast<uint4*>(&xq[m][8 * lane]);
-    dst[0] = make_uint4(words[0], words[1], words[2], words[3]);
-    dst[1] = make_uint4(words[4], words[5], words[6], words[7]);
+  for (int j = 0; j < 8; ++j) {
+    v[j] = load4(src + 4 * j);
+    amax = fmaxf(amax, fmaxf(fmaxf(fabsf(v[j].x), fabsf(v[j].y)),
+                             fmaxf(fabsf(v[j].z), fabsf(v[j].w))));
   }
+  const float inv = amax > 0.0f ? __fdiv_rn(127.0f, amax) : 0.0f;
+  xd[t] = __fdiv_rn(amax, 127.0f);
+  uint32_t words[8];
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    const uint32_t a = __float_as_uint(fmaf(v[j].x, inv, 12582912.0f));
+    const uint32_t b = __float_as_uint(fmaf(v[j].y, inv, 12582912.0f));
+    const uint32_t c = __float_as_uint(fmaf(v[j].z, inv, 12582912.0f));
+    const uint32_t d = __float_as_uint(fmaf(v[j].w, inv, 12582912.0f));
+    words[j] = __byte_perm(__byte_perm(a, b, 0x0040), __byte_perm(c, d, 0x0040), 0x5410);
+  }
+  uint4* dst = reinterpret_cast<uint4*>(xq + size_t(t) * 8);
+  dst[0] = make_uint4(words[0], words[1], words[2], words[3]);
+  dst[1] = make_uint4(words[4], words[5], words[6], words[7]);
 }
 
 template <class F, class T, int MT, int ROWS, int WARPS, int STAGES>
-__device__ __forceinline__ void gemv(const uint8_t* w, const T* x, T* y, int N, int row_bytes,
-                                     int M) {
+__device__ __forceinline__ void gemv(const uint8_t* w, const uint32_t* xq, const float* xd, T* y,
+                                     int N, int row_bytes, int M) {
   using C = Chunk<F>;
   // Both runs of a piece in one scale group and one 32-element block of x: one conversion.
   constexpr bool ONE_GROUP = F::BE == 32;
   constexpr bool BIASED = F::HAS_MIN || F::OFF != 0;
   __shared__ __align__(16) uint8_t stage[WARPS][STAGES][ROWS][C::SLOT];
   __shared__ float2 scales[WARPS][ROWS][C::GROUPS];
-  __shared__ __align__(16) uint32_t xq[WARPS][MT][CHUNK_ELEMS / 4];
-  __shared__ float xd[WARPS][MT][CHUNK_ELEMS / 32];
   __shared__ float partial[WARPS][MT][ROWS];
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -137,11 +131,10 @@ __device__ __forceinline__ void gemv(const uint8_t* w, const T* x, T* y, int N, 
   for (int i = 0; i < mine; ++i) {
     if (i + STAGES - 1 < mine) issue(i + STAGES - 1);
     cp_async_commit();
-    const int c = warp + i * WARPS;
-    quantize_chunk<T, MT>(x, m0, M, K, c, xq[warp], xd[warp], lane);  // while copies fly
     cp_async_wait<STAGES - 1>();
     __syncwarp();
 
+    const int c = warp + i * WARPS;
     const int valid = min(C::BLOCKS, nb - c * C::BLOCKS);
     const uint8_t* blk[ROWS];
 #pragma unroll
@@ -164,12 +157,15 @@ __device__ __forceinline__ void gemv(const uint8_t* w, const T* x, T* y, int N, 
         s0[r] = scales[warp][r][g0];
         s1[r] = scales[warp][r][g1];
       }
-      const int e0 = b * F::BE + F::elem_of(p, 0), e1 = b * F::BE + F::elem_of(p, 1);
+      const int e = c * CHUNK_ELEMS + b * F::BE;
+      const int e0 = e + F::elem_of(p, 0), e1 = e + F::elem_of(p, 1);
 #pragma unroll
       for (int m = 0; m < MT; ++m) {
         if (m0 + m >= M) break;
-        const int a0 = int(xq[warp][m][e0 >> 2]), a1 = int(xq[warp][m][e1 >> 2]);
-        const float d0 = xd[warp][m][e0 >> 5];
+        const uint32_t* qm = xq + size_t(m0 + m) * (K / 4);
+        const float* dm = xd + size_t(m0 + m) * (K / 32);
+        const int a0 = int(__ldg(qm + (e0 >> 2))), a1 = int(__ldg(qm + (e1 >> 2)));
+        const float d0 = __ldg(dm + (e0 >> 5));
         if constexpr (ONE_GROUP) {
           const float sx = BIASED ? float(__dp4a(a1, 0x01010101, __dp4a(a0, 0x01010101, 0))) : 0.0f;
 #pragma unroll
@@ -180,7 +176,7 @@ __device__ __forceinline__ void gemv(const uint8_t* w, const T* x, T* y, int N, 
             acc[m][r] = fmaf(d0, t, acc[m][r]);
           }
         } else {
-          const float d1 = xd[warp][m][e1 >> 5];
+          const float d1 = __ldg(dm + (e1 >> 5));
           const float sx0 = BIASED ? float(__dp4a(a0, 0x01010101, 0)) : 0.0f;
           const float sx1 = BIASED ? float(__dp4a(a1, 0x01010101, 0)) : 0.0f;
 #pragma unroll
@@ -196,7 +192,7 @@ __device__ __forceinline__ void gemv(const uint8_t* w, const T* x, T* y, int N, 
         }
       }
     }
-    __syncwarp();  // the next issue overwrites this stage, the next chunk xq
+    __syncwarp();  // the next issue overwrites this stage
   }
 
 #pragma unroll
