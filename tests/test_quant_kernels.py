@@ -9,10 +9,7 @@ Each test body runs on three paths:
   kernels' indexing, staging and reductions; needs a C++20 compiler;
 * ``reference``: MLX's dequantization to float32, then MLX's matmul.
 
-The judge is float64 arithmetic on `gguf.quants.dequantize`'s values and on the activations
-as the path reads them: CUDA's matrix-vector kernel rounds each 32-element block of x to int8
-(`int8_activations` repeats that rounding exactly), the other paths read x as it is. Shapes are
-awkward on
+The judge is float64 arithmetic on `gguf.quants.dequantize`'s values. Shapes are awkward on
 purpose: 37 weight rows (9 when emulated; the kernel takes 4 per CTA), rows of several
 1024-element chunks with a partial last one, 1, 3, 8 and 33 activation rows (33: five passes
 of the 8-row tile), and a weight that starts one row into its buffer (not 16-byte aligned).
@@ -33,13 +30,7 @@ from gguf import GGMLQuantizationType as T
 from gguf.quants import dequantize as gguf_dequantize
 
 from vexel_core.quant.formats import ALL_FORMATS
-from vexel_core.quant.kernels import (
-    KERNEL_TYPES,
-    PREFILL_ROWS,
-    gguf_matmul,
-    gpu_backend,
-    library,
-)
+from vexel_core.quant.kernels import KERNEL_TYPES, gguf_matmul, gpu_backend, library
 from vexel_core.quant.kernels.library import activation_tile
 from vexel_core.quant.measure import random_raw
 from vexel_core.quant.selection import QuantPath, row_bucket, select, select_for
@@ -88,27 +79,6 @@ def float32_bound(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     weights decode exactly, so this is the only error a correct kernel can have (the
     kernel's summation tree is far shallower than K, so real errors are much smaller)."""
     return x.shape[-1] * 2.0**-24 * (np.abs(x) @ np.abs(w).T)
-
-
-def int8_activations(x: np.ndarray) -> np.ndarray:
-    """*x* as CUDA's matrix-vector kernel multiplies it (cuda/kernels.cuh, quantize_chunk):
-    each 32-element block becomes d * q with d = amax / 127 and q = rint(x * (127 / amax)),
-    both divisions IEEE-rounded float32, the product exact and rounded half to even. Repeated
-    exactly, so the kernel is still judged by float32 rounding alone."""
-    blocks = x.astype(np.float32).reshape(*x.shape[:-1], -1, 32)
-    amax = np.abs(blocks).max(axis=-1, keepdims=True)
-    with np.errstate(divide="ignore"):
-        inv = np.where(amax > 0, np.float32(127) / amax, np.float32(0))
-    q = np.rint(blocks.astype(np.float64) * inv.astype(np.float64))
-    return (q * (amax / np.float32(127)).astype(np.float64)).reshape(x.shape)
-
-
-def as_read(path: str, x: np.ndarray) -> np.ndarray:
-    """The activations *path*'s product multiplies: int8-rounded by the CUDA kernel and its
-    emulation, as they are on Metal and the reference."""
-    if path == "emulated_cuda" or (path == "gguf_kernel" and gpu_backend() == "cuda"):
-        return int8_activations(x)
-    return x.astype(np.float64)
 
 
 @pytest.fixture(scope="session")
@@ -185,8 +155,7 @@ def test_product_equals_reference(
     x = rng.normal(size=(n_tokens, m.values.shape[1])).astype(np.float32)
     y = np.array(product(path, mx.array(x), m, request))
     assert y.shape == (n_tokens, m.rows) and np.isfinite(y).all()
-    xr = as_read(path, x)
-    assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all()
+    assert (np.abs(y - x @ m.values.T) <= float32_bound(x, m.values)).all()
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -200,7 +169,7 @@ def test_half_precision_activations(
     x = mx.array(rng.normal(size=(3, m.values.shape[1])).astype(np.float32)).astype(dtype)
     y = product(path, x, m, request)
     assert y.dtype == (mx.float32 if path == "reference" else dtype)
-    xf = as_read(path, np.array(x.astype(mx.float32)))  # the values the kernel multiplies
+    xf = np.array(x.astype(mx.float32)).astype(np.float64)  # the values the kernel reads
     exact = xf @ m.values.T
     got = np.array(y.astype(mx.float32))
     assert np.isfinite(got).all()
@@ -218,8 +187,7 @@ def test_unaligned_weight_buffer(
     m = matrix(ggml_type, rng, skip=1, path=path)
     x = rng.normal(size=(1, m.values.shape[1])).astype(np.float32)
     y = np.array(product(path, mx.array(x), m, request))
-    xr = as_read(path, x)
-    assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all()
+    assert (np.abs(y - x @ m.values.T) <= float32_bound(x, m.values)).all()
     values = np.array(dequantized(path, m, mx.float32, request))
     np.testing.assert_array_equal(values, m.values.astype(np.float32))
 
@@ -252,8 +220,7 @@ def test_emulated_kernel_with_other_tilings(
     m = matrix(ggml_type, rng, skip=1, path="emulated_cuda")
     x = rng.normal(size=(n_tokens, m.values.shape[1])).astype(np.float32)
     y = np.array(product("emulated_cuda", mx.array(x), m, request, tiling))
-    xr = int8_activations(x)
-    assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all()
+    assert (np.abs(y - x @ m.values.T) <= float32_bound(x, m.values)).all()
 
 
 @pytest.fixture
@@ -273,7 +240,7 @@ def test_linear_product_through_the_selected_path(
     ggml_type: T, quant_path: str, rng: np.random.Generator
 ) -> None:
     # BlockWeight.matmul as a model calls it, whichever path the setting selects: on a GPU,
-    # "kernel" runs the matrix-vector kernel (2 rows) and dequantize + matmul (80 rows); on the
+    # "kernel" runs the matrix-vector kernel (1 row) and dequantize + matmul (40 rows); on the
     # CPU every mode runs MLX's affine terms.
     m = matrix(ggml_type, rng)
     weight = FORMATS[ggml_type].load(m.buffer, m.values.shape)
@@ -281,9 +248,7 @@ def test_linear_product_through_the_selected_path(
         x = rng.normal(size=(2, n_tokens, m.values.shape[1])).astype(np.float32)
         y = np.array(weight.matmul(mx.array(x)))
         assert y.shape == (2, n_tokens, ROWS)
-        by_kernel = select_for(ggml_type, mx.array(x)) is QuantPath.GGUF_KERNEL
-        xr = as_read("gguf_kernel", x) if by_kernel and 2 * n_tokens < PREFILL_ROWS else x
-        assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all()
+        assert (np.abs(y - x @ m.values.T) <= float32_bound(x, m.values)).all()
 
 
 @pytest.mark.gpu

@@ -15,7 +15,6 @@ inline float4 load4(const __nv_bfloat16* p) {
   return {bf16_to_float(p[0].bits), bf16_to_float(p[1].bits), bf16_to_float(p[2].bits),
           bf16_to_float(p[3].bits)};
 }
-template <class V> inline V __ldg(const V* p) { return *p; }
 inline void store4(float* p, float a, float b, float c, float d) {
   p[0] = a; p[1] = b; p[2] = c; p[3] = d;
 }

@@ -30,7 +30,6 @@ void launch(int ctas, int threads, Body body) {
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       threadIdx.x = t;
-      blockDim.x = threads;
       warp_barrier = warp_barriers[t / 32].get();
       cta_barrier = &block_barrier;
       warp_slots = slots.data() + (t / 32) * 32;
@@ -44,17 +43,10 @@ void launch(int ctas, int threads, Body body) {
   for (auto& t : pool) t.join();
 }
 
-// The product as the library launches it on CUDA: quantize x, then the matrix-vector kernel.
 template <class F, class T, int MT, int ROWS, int WARPS, int STAGES>
 void gemv(const uint8_t* w, const T* x, T* y, int n, int row_bytes, int m) {
-  const int k = row_bytes / F::BB * F::BE, blocks = m * (k / 32);
-  std::vector<uint32_t> xq(size_t(m) * k / 4, 0xDEADBEEFu);
-  std::vector<float> xd(blocks, NAN);
-  launch((blocks + 127) / 128, 128, [&] { vx::quantize<T>(x, xq.data(), xd.data(), blocks); });
   const int ctas = (n + ROWS - 1) / ROWS * ((m + MT - 1) / MT);
-  launch(ctas, WARPS * 32, [&] {
-    vx::gemv<F, T, MT, ROWS, WARPS, STAGES>(w, xq.data(), xd.data(), y, n, row_bytes, m);
-  });
+  launch(ctas, WARPS * 32, [&] { vx::gemv<F, T, MT, ROWS, WARPS, STAGES>(w, x, y, n, row_bytes, m); });
 }
 
 // Activations of type T: read them, run the tiling asked for, write y.

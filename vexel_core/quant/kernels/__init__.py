@@ -5,8 +5,7 @@
 Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
 
 * few activation rows (decode): a matrix-vector kernel that reads the blocks once
-  (`KernelLibrary.gemv`; on CUDA with the activations rounded to int8 per 32 elements and
-  8-bit dot products, as llama.cpp's products);
+  (`KernelLibrary.gemv`);
 * many rows (prefill, from `PREFILL_ROWS`): the blocks dequantized into ``x``'s dtype by a
   kernel, a slice of rows at a time, then MLX's matmul.
 

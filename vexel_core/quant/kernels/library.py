@@ -11,12 +11,9 @@ arguments, so each (operation, format, activation dtype, tile) compiles once per
 What is verified (notes/gpu-kernels.md): on an H200, both CUDA kernels equal the reference for
 all ten formats (tests/test_quant_kernels.py, marked ``gpu``); off the GPU, the format
 decoding equals `gguf.quants.dequantize` bit for bit, and the kernels run on the CPU under an
-emulation of CUDA threads in CI. CUDA's matrix-vector product first rounds the activations to
-int8 per 32-element block (a quantize kernel), then multiplies with `dp4a`, as llama.cpp does;
-Metal's multiplies floats
-(MSL has no 4-way 8-bit dot product). The Metal sources keep the same names and tiling; they
-pass a C++ syntax check but have never been compiled by a Metal compiler or run (no Apple
-machine here).
+emulation of CUDA threads in CI. The Metal sources keep the same names and tiling; they pass a
+C++ syntax check but have never been compiled by a Metal compiler or run (no Apple machine
+here).
 """
 
 from __future__ import annotations
@@ -30,7 +27,7 @@ import mlx.core as mx
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 
 Backend = Literal["cuda", "metal"]
-Op = Literal["gemv", "dequant", "quantize"]
+Op = Literal["gemv", "dequant"]
 
 Q = GGMLQuantizationType
 KERNEL_TYPES: frozenset[GGMLQuantizationType] = frozenset(
@@ -50,17 +47,10 @@ _HEADERS = {
               "metal/kernels.metal"),
 }
 _BODIES = {
-    "cuda": {"gemv": "cuda/gemv.cu", "dequant": "cuda/dequant.cu", "quantize": "cuda/quantize.cu"},
+    "cuda": {"gemv": "cuda/gemv.cu", "dequant": "cuda/dequant.cu"},
     "metal": {"gemv": "metal/gemv.metal", "dequant": "metal/dequant.metal"},
 }
-# (inputs, outputs) of each kernel. CUDA's gemv multiplies the int8 activations (and their
-# scales) that its quantize kernel wrote.
-_SIGNATURES = {
-    "cuda": {"gemv": (["w", "xq", "xd"], ["y"]), "dequant": (["w"], ["y"]),
-             "quantize": (["x"], ["xq", "xd"])},
-    "metal": {"gemv": (["w", "x"], ["y"]), "dequant": (["w"], ["y"])},
-}
-QUANTIZE_THREADS = 128
+_INPUTS = {"gemv": ["w", "x"], "dequant": ["w"]}
 
 
 @dataclass(frozen=True)
@@ -132,9 +122,8 @@ class KernelLibrary:
         if op not in self._kernels:
             header, body = kernel_source(self.backend, op)
             factory = mx.fast.cuda_kernel if self.backend == "cuda" else mx.fast.metal_kernel
-            inputs, outputs = _SIGNATURES[self.backend][op]
             self._kernels[op] = factory(
-                name=f"vx_{op}", input_names=inputs, output_names=outputs,
+                name=f"vx_{op}", input_names=_INPUTS[op], output_names=["y"],
                 source=body, header=header,
             )
         return self._kernels[op]
@@ -168,19 +157,8 @@ class KernelLibrary:
             ("GGML_TYPE", int(ggml_type)), ("T", x.dtype), ("MT", mt),
             ("ROWS", tiling.rows), ("WARPS", tiling.warps), ("STAGES", tiling.stages),
         ]
-        inputs = [raw, *self.quantize(x)] if self.backend == "cuda" else [raw, x]
-        return self._launch("gemv", inputs, template, ctas * threads, threads,
-                            [((x.shape[0], rows), x.dtype)], init_value)[0]
-
-    def quantize(self, x: mx.array) -> tuple[mx.array, mx.array]:
-        """CUDA's int8 activations: ``x[M, K]`` as (uint32 ``[M, K / 4]``, four int8 values a
-        word; float32 scales ``[M, K / 32]``), one scale per 32 values (kernels.cuh)."""
-        m, k = x.shape
-        blocks = m * (k // 32)
-        grid = -(-blocks // QUANTIZE_THREADS) * QUANTIZE_THREADS
-        xq, xd = self._launch("quantize", [x], [("T", x.dtype)], grid, QUANTIZE_THREADS,
-                              [((m, k // 4), mx.uint32), ((m, k // 32), mx.float32)], None)
-        return xq, xd
+        return self._launch("gemv", [raw, x], template, ctas * threads, threads,
+                            (x.shape[0], rows), x.dtype, init_value)
 
     def dequantize(
         self,
@@ -198,19 +176,18 @@ class KernelLibrary:
         threads = DEQUANT_WARPS * 32
         template = [("GGML_TYPE", int(ggml_type)), ("T", dtype), ("WARPS", DEQUANT_WARPS)]
         return self._launch("dequant", [raw], template, -(-jobs // DEQUANT_WARPS) * threads,
-                            threads, [((rows, cols), dtype)], init_value)[0]
+                            threads, (rows, cols), dtype, init_value)
 
     def _launch(
         self, op: Op, inputs: list[mx.array], template: list[tuple[str, Any]], grid: int,
-        threads: int, outputs: list[tuple[tuple[int, int], mx.Dtype]],
-        init_value: float | None,
-    ) -> list[mx.array]:
+        threads: int, shape: tuple[int, int], dtype: mx.Dtype, init_value: float | None,
+    ) -> mx.array:
         extra = {} if init_value is None else {"init_value": init_value}
-        return list(self._kernel(op)(
+        out = self._kernel(op)(
             inputs=inputs, template=template, grid=(grid, 1, 1), threadgroup=(threads, 1, 1),
-            output_shapes=[s for s, _ in outputs], output_dtypes=[d for _, d in outputs],
-            **extra,
-        ))
+            output_shapes=[shape], output_dtypes=[dtype], **extra,
+        )
+        return out[0]
 
 
 def _check(raw: mx.array, ggml_type: GGMLQuantizationType) -> tuple[int, int]:

@@ -6,13 +6,13 @@
 // consecutive elements. The layout of each format (ggml's block_q4_0 ... block_q6_K) decides
 // which elements a piece holds:
 //   words(b, p, u)    the 8 quantized values of piece p as small integers, one per byte:
-//                     u[0] for run 0, u[1] for run 1; unsigned below 2^BITS, or signed
-//                     (Q8_0: SIGNED);
+//                     u[0] for run 0, u[1] for run 1; unsigned below 2^BITS (Q8_0: signed);
 //   piece(b, p, q)    the same as exact floats minus OFF: q[0..3] for run 0, q[4..7] for run 1;
 //   elem_of(p, run)   the index inside the block of the first element of a run;
 //   group_of(p, run)  the scale group (of G per block) that run belongs to;
 //   group(b, g)       (scale, min) of group g, so that element = scale * (u - OFF) + min.
-// The integer words feed CUDA's 8-bit dot products (dp4a), the floats everything else.
+// The kernels multiply floats; the integer words are the form an 8-bit dot-product (dp4a)
+// kernel reads (notes/gpu-kernels.md: tried, session 3).
 // `b` points at the block's first byte in on-chip memory (2-byte aligned).
 // The element order and arithmetic follow ggml's dequantize_row_* functions exactly.
 
@@ -37,7 +37,6 @@ VX_FN void nibble_words(uint32_t w, VX_LOCAL uint32_t* u) {
 // ---- are elements 4p..4p+3, the high nibbles elements 16+4p..16+4p+3.
 struct Legacy32 {
   VX_CONST int BE = 32, P = 4, G = 1;
-  VX_CONST bool SIGNED = false;
   static VX_FN int elem_of(int p, int run) { return 4 * p + 16 * run; }
   static VX_FN int group_of(int, int) { return 0; }
 };
@@ -106,7 +105,7 @@ struct Q5_1 : Legacy32 {  // d, m (f16), qh[4], qs[16]: x = d * q + m
 
 struct Q8_0 {  // d (f16), qs[32] (int8): x = d * q; piece p is elements 8p..8p+7
   VX_CONST int BE = 32, BB = 34, P = 4, G = 1, OFF = 0;
-  VX_CONST bool HAS_MIN = false, SIGNED = true;
+  VX_CONST bool HAS_MIN = false;
   static VX_FN int elem_of(int p, int run) { return 8 * p + 4 * run; }
   static VX_FN int group_of(int, int) { return 0; }
   static VX_FN float2 group(VX_SMEM const uint8_t* b, int) {
@@ -131,7 +130,6 @@ struct Q8_0 {  // d (f16), qs[32] (int8): x = d * q; piece p is elements 8p..8p+
 // and j = 2jp + 1 (run 1) of four consecutive bytes.
 struct TwoBit256 {
   VX_CONST int BE = 256, P = 32, G = 16;
-  VX_CONST bool SIGNED = false;
   static VX_FN int n_of(int p) { return p >> 4; }
   static VX_FN int h_of(int p) { return (p >> 3) & 1; }
   static VX_FN int j_of(int p, int run) { return 2 * ((p >> 2) & 1) + run; }
@@ -188,7 +186,7 @@ struct Q3_K : TwoBit256 {  // hmask[32], qs[64], scales[12] (6-bit), d: x = d*(s
 // the 6-bit scales and mins of the 8 groups are packed into 12 bytes.
 struct Nibble256 {
   VX_CONST int BE = 256, P = 32, G = 8, OFF = 0;
-  VX_CONST bool HAS_MIN = true, SIGNED = false;
+  VX_CONST bool HAS_MIN = true;
   static VX_FN int elem_of(int p, int run) {
     return 64 * (p >> 3) + 32 * run + (p & 7) * 4;
   }
@@ -237,7 +235,7 @@ struct Q5_K : Nibble256 {  // d, dmin, scales[12], qh[32], qs[128]; bit 2g + r o
 // group 8n + 2t + l/16. Piece p = (n, tp, l/4) holds t = 2tp (run 0) and t = 2tp + 1 (run 1).
 struct Q6_K {
   VX_CONST int BE = 256, BB = 210, P = 32, G = 16, BITS = 6, OFF = 32;
-  VX_CONST bool HAS_MIN = false, SIGNED = false;
+  VX_CONST bool HAS_MIN = false;
   static VX_FN int elem_of(int p, int run) {
     return 128 * (p >> 4) + 32 * (2 * ((p >> 3) & 1) + run) + (p & 7) * 4;
   }

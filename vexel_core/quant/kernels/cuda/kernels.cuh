@@ -7,21 +7,13 @@
 // 8 elements per row; the (scale, min) of every group in the chunk is decoded once into
 // shared memory first and shared by the pieces that use it.
 //
-// quantize: x as int8 for gemv, as llama.cpp's quantize_q8_1: each 32-element block of x gets
-//          the scale d = max|x| / 127 and q = rint(x / d), so that gemv multiplies with 8-bit
-//          dot products (dp4a: four products an instruction, the weights' integers never
-//          become floats). The price is x's rounding, |x - d * q| <= d / 2 per element.
-//          One launch per product: done inside gemv, every CTA repeated it for the whole of
-//          x, which made the kernel latency-bound (notes/gpu-kernels.md, session 3).
-// gemv:    y[m, n] = sum_k x[m, k] * W[n, k] for few activation rows (decode), from quantize's
-//          output. Per piece and weight row: two dp4a, then
-//          d * (scale * dot + (min - OFF * scale) * sum(q)). A CTA of WARPS warps owns ROWS
-//          weight rows and MT activation rows; its warps split the row's chunks (warp w takes
-//          chunks w, w + WARPS, ...) with STAGES copies in flight, each lane accumulates
-//          MT x ROWS sums in registers, and the CTA reduces them at the end (shuffles, then
-//          shared memory). More than MT activation rows: the grid repeats the row block per
-//          group of MT activation rows, neighbouring CTAs reading the same weights so that
-//          the repeats hit L2.
+// gemv:    y[m, n] = sum_k x[m, k] * W[n, k] for few activation rows (decode). A CTA of WARPS
+//          warps owns ROWS weight rows and MT activation rows; its warps split the row's chunks
+//          (warp w takes chunks w, w + WARPS, ...) with STAGES copies in flight, each lane
+//          accumulates MT x ROWS sums in registers, and the CTA reduces them at the end
+//          (shuffles, then shared memory). More than MT activation rows: the grid repeats the
+//          row block per group of MT activation rows, neighbouring CTAs reading the same weights
+//          so that the repeats hit L2.
 // dequant: W as T (prefill: the product is then MLX's matmul). One warp per (row, chunk).
 
 namespace vx {
@@ -39,59 +31,20 @@ struct Chunk {
   static_assert(BLOCKS * F::BE == CHUNK_ELEMS && ITEMS * 32 == BLOCKS * F::P, "chunk shape");
 };
 
-// Decode the (scale, min) of every group of the valid blocks of one staged chunk; with BIAS,
-// (scale, min - OFF * scale), the form the integer dot products need.
-template <class F, bool BIAS = false>
+// Decode the (scale, min) of every group of the valid blocks of one staged chunk.
+template <class F>
 __device__ __forceinline__ void decode_groups(const uint8_t* blocks, int valid, float2* out,
                                               int lane) {
   for (int k = lane; k < Chunk<F>::GROUPS; k += 32) {
     const int b = k / F::G;
-    if (b >= valid) continue;
-    const float2 g = F::group(blocks + b * F::BB, k % F::G);
-    out[k] = BIAS ? make_float2(g.x, fmaf(-float(F::OFF), g.x, g.y)) : g;
+    if (b < valid) out[k] = F::group(blocks + b * F::BB, k % F::G);
   }
-}
-
-// Thread t quantizes the 32-element block t of x ([M, K] row-major, K a multiple of 32) into
-// xq (4 values a word) and xd. q = rint(x * 127 / amax) comes from one FMA with 1.5 * 2^23
-// (the integer lands in the low mantissa bits, rounded to nearest even); both divisions are
-// IEEE-rounded so that tests can repeat them exactly.
-template <class T>
-__device__ __forceinline__ void quantize(const T* x, uint32_t* xq, float* xd, int blocks) {
-  const int t = int(blockIdx.x * blockDim.x + threadIdx.x);
-  if (t >= blocks) return;
-  const T* src = x + size_t(t) * 32;
-  float4 v[8];
-  float amax = 0.0f;
-#pragma unroll
-  for (int j = 0; j < 8; ++j) {
-    v[j] = load4(src + 4 * j);
-    amax = fmaxf(amax, fmaxf(fmaxf(fabsf(v[j].x), fabsf(v[j].y)),
-                             fmaxf(fabsf(v[j].z), fabsf(v[j].w))));
-  }
-  const float inv = amax > 0.0f ? __fdiv_rn(127.0f, amax) : 0.0f;
-  xd[t] = __fdiv_rn(amax, 127.0f);
-  uint32_t words[8];
-#pragma unroll
-  for (int j = 0; j < 8; ++j) {
-    const uint32_t a = __float_as_uint(fmaf(v[j].x, inv, 12582912.0f));
-    const uint32_t b = __float_as_uint(fmaf(v[j].y, inv, 12582912.0f));
-    const uint32_t c = __float_as_uint(fmaf(v[j].z, inv, 12582912.0f));
-    const uint32_t d = __float_as_uint(fmaf(v[j].w, inv, 12582912.0f));
-    words[j] = __byte_perm(__byte_perm(a, b, 0x0040), __byte_perm(c, d, 0x0040), 0x5410);
-  }
-  uint4* dst = reinterpret_cast<uint4*>(xq + size_t(t) * 8);
-  dst[0] = make_uint4(words[0], words[1], words[2], words[3]);
-  dst[1] = make_uint4(words[4], words[5], words[6], words[7]);
 }
 
 template <class F, class T, int MT, int ROWS, int WARPS, int STAGES>
-__device__ __forceinline__ void gemv(const uint8_t* w, const uint32_t* xq, const float* xd, T* y,
-                                     int N, int row_bytes, int M) {
+__device__ __forceinline__ void gemv(const uint8_t* w, const T* x, T* y, int N, int row_bytes,
+                                     int M) {
   using C = Chunk<F>;
-  // Both runs of a piece in one scale group and one 32-element block of x: one conversion.
-  constexpr bool ONE_GROUP = F::BE == 32;
-  constexpr bool BIASED = F::HAS_MIN || F::OFF != 0;
   __shared__ __align__(16) uint8_t stage[WARPS][STAGES][ROWS][C::SLOT];
   __shared__ float2 scales[WARPS][ROWS][C::GROUPS];
   __shared__ float partial[WARPS][MT][ROWS];
@@ -140,7 +93,7 @@ __device__ __forceinline__ void gemv(const uint8_t* w, const uint32_t* xq, const
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
       blk[r] = stage[warp][i % STAGES][r] + (reinterpret_cast<uintptr_t>(chunk_src(r, c)) & 15);
-      decode_groups<F, true>(blk[r], valid, scales[warp][r], lane);
+      decode_groups<F>(blk[r], valid, scales[warp][r], lane);
     }
     __syncwarp();
 
@@ -148,12 +101,12 @@ __device__ __forceinline__ void gemv(const uint8_t* w, const uint32_t* xq, const
     for (int it = 0; it < C::ITEMS; ++it) {
       const int item = lane + 32 * it, b = item / F::P, p = item % F::P;
       if (b >= valid) continue;
-      uint32_t u[ROWS][2];
+      float q[ROWS][8];
       float2 s0[ROWS], s1[ROWS];
       const int g0 = b * F::G + F::group_of(p, 0), g1 = b * F::G + F::group_of(p, 1);
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) {
-        F::words(blk[r] + b * F::BB, p, u[r]);
+        F::piece(blk[r] + b * F::BB, p, q[r]);
         s0[r] = scales[warp][r][g0];
         s1[r] = scales[warp][r][g1];
       }
@@ -162,33 +115,25 @@ __device__ __forceinline__ void gemv(const uint8_t* w, const uint32_t* xq, const
 #pragma unroll
       for (int m = 0; m < MT; ++m) {
         if (m0 + m >= M) break;
-        const uint32_t* qm = xq + size_t(m0 + m) * (K / 4);
-        const float* dm = xd + size_t(m0 + m) * (K / 32);
-        const int a0 = int(__ldg(qm + (e0 >> 2))), a1 = int(__ldg(qm + (e1 >> 2)));
-        const float d0 = __ldg(dm + (e0 >> 5));
-        if constexpr (ONE_GROUP) {
-          const float sx = BIASED ? float(__dp4a(a1, 0x01010101, __dp4a(a0, 0x01010101, 0))) : 0.0f;
+        const T* xm = x + size_t(m0 + m) * K;
+        const float4 a = load4(xm + e0), bx = load4(xm + e1);
 #pragma unroll
-          for (int r = 0; r < ROWS; ++r) {
-            const int dot = __dp4a(int(u[r][1]), a1, __dp4a(int(u[r][0]), a0, 0));
-            float t = s0[r].x * float(dot);
-            if constexpr (BIASED) t = fmaf(s0[r].y, sx, t);
-            acc[m][r] = fmaf(d0, t, acc[m][r]);
+        for (int r = 0; r < ROWS; ++r) {
+          float da = q[r][0] * a.x;
+          da = fmaf(q[r][1], a.y, da);
+          da = fmaf(q[r][2], a.z, da);
+          da = fmaf(q[r][3], a.w, da);
+          float db = q[r][4] * bx.x;
+          db = fmaf(q[r][5], bx.y, db);
+          db = fmaf(q[r][6], bx.z, db);
+          db = fmaf(q[r][7], bx.w, db);
+          float t = fmaf(s0[r].x, da, acc[m][r]);
+          t = fmaf(s1[r].x, db, t);
+          if constexpr (F::HAS_MIN) {
+            t = fmaf(s0[r].y, (a.x + a.y) + (a.z + a.w), t);
+            t = fmaf(s1[r].y, (bx.x + bx.y) + (bx.z + bx.w), t);
           }
-        } else {
-          const float d1 = __ldg(dm + (e1 >> 5));
-          const float sx0 = BIASED ? float(__dp4a(a0, 0x01010101, 0)) : 0.0f;
-          const float sx1 = BIASED ? float(__dp4a(a1, 0x01010101, 0)) : 0.0f;
-#pragma unroll
-          for (int r = 0; r < ROWS; ++r) {
-            float t0 = s0[r].x * float(__dp4a(int(u[r][0]), a0, 0));
-            float t1 = s1[r].x * float(__dp4a(int(u[r][1]), a1, 0));
-            if constexpr (BIASED) {
-              t0 = fmaf(s0[r].y, sx0, t0);
-              t1 = fmaf(s1[r].y, sx1, t1);
-            }
-            acc[m][r] = fmaf(d1, t1, fmaf(d0, t0, acc[m][r]));
-          }
+          acc[m][r] = t;
         }
       }
     }
