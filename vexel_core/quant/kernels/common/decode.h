@@ -42,6 +42,20 @@ VX_FN void bytes4(uint32_t w, float off, VX_LOCAL float* out) {
   out[3] = field<0, BITS>(w >> 24, off);
 }
 
+// The low nibbles of bytes 0..3 minus off into lo, the high nibbles minus off into hi.
+// Nibbles above bit 19 would reach the exponent, so they are read from w >> 12.
+VX_FN void nibbles8(uint32_t w, float off, VX_LOCAL float* lo, VX_LOCAL float* hi) {
+  const uint32_t v = w >> 12;
+  lo[0] = field<0, 4>(w, off);
+  lo[1] = field<8, 4>(w, off);
+  lo[2] = field<16, 4>(w, off);
+  lo[3] = field<12, 4>(v, off);
+  hi[0] = field<4, 4>(w, off);
+  hi[1] = field<12, 4>(w, off);
+  hi[2] = field<8, 4>(v, off);
+  hi[3] = field<16, 4>(v, off);
+}
+
 // Bits 0..3 of v moved to bit 0 of bytes 0..3 (the multiply's partial products never overlap).
 VX_FN uint32_t spread4(uint32_t v) {
   return ((v & 0xFu) * 0x00204081u) & 0x01010101u;

@@ -5,33 +5,15 @@
 // A block of BE elements and BB bytes splits into P "pieces" of 8 elements: two runs of 4
 // consecutive elements. The layout of each format (ggml's block_q4_0 ... block_q6_K) decides
 // which elements a piece holds:
-//   words(b, p, u)    the 8 quantized values of piece p as small integers, one per byte:
-//                     u[0] for run 0, u[1] for run 1; unsigned below 2^BITS (Q8_0: signed);
-//   piece(b, p, q)    the same as exact floats minus OFF: q[0..3] for run 0, q[4..7] for run 1;
+//   piece(b, p, q)    the 8 quantized values of piece p as exact floats: q[0..3] for run 0,
+//                     q[4..7] for run 1;
 //   elem_of(p, run)   the index inside the block of the first element of a run;
 //   group_of(p, run)  the scale group (of G per block) that run belongs to;
-//   group(b, g)       (scale, min) of group g, so that element = scale * (u - OFF) + min.
-// The kernels multiply floats; the integer words are the form an 8-bit dot-product (dp4a)
-// kernel reads (notes/gpu-kernels.md: tried, session 3).
+//   group(b, g)       (scale, min) of group g, so that element = scale * q + min.
 // `b` points at the block's first byte in on-chip memory (2-byte aligned).
 // The element order and arithmetic follow ggml's dequantize_row_* functions exactly.
 
 namespace vx {
-
-// piece() of the unsigned formats: their words as exact floats minus OFF.
-template <class F>
-VX_FN void unsigned_piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
-  uint32_t u[2];
-  F::words(b, p, u);
-  bytes4<F::BITS>(u[0], float(F::OFF), q);
-  bytes4<F::BITS>(u[1], float(F::OFF), q + 4);
-}
-
-// Low nibbles of bytes 0..3 of w to u[0], high nibbles to u[1].
-VX_FN void nibble_words(uint32_t w, VX_LOCAL uint32_t* u) {
-  u[0] = w & 0x0F0F0F0Fu;
-  u[1] = (w >> 4) & 0x0F0F0F0Fu;
-}
 
 // ---- 32-element blocks: piece p is bytes 4p..4p+3 of the 16 nibble bytes; the low nibbles
 // ---- are elements 4p..4p+3, the high nibbles elements 16+4p..16+4p+3.
@@ -42,84 +24,68 @@ struct Legacy32 {
 };
 
 struct Q4_0 : Legacy32 {  // d (f16), qs[16]: x = d * (q - 8)
-  VX_CONST int BB = 18, BITS = 4, OFF = 8;
+  VX_CONST int BB = 18;
   VX_CONST bool HAS_MIN = false;
   static VX_FN float2 group(VX_SMEM const uint8_t* b, int) {
     return pair(ld_f16(b), 0.0f);
   }
-  static VX_FN void words(VX_SMEM const uint8_t* b, int p, VX_LOCAL uint32_t* u) {
-    nibble_words(ld_u32(b + 2 + 4 * p), u);
-  }
   static VX_FN void piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
-    unsigned_piece<Q4_0>(b, p, q);
+    nibbles8(ld_u32(b + 2 + 4 * p), 8.0f, q, q + 4);
   }
 };
 
 struct Q4_1 : Legacy32 {  // d, m (f16), qs[16]: x = d * q + m
-  VX_CONST int BB = 20, BITS = 4, OFF = 0;
+  VX_CONST int BB = 20;
   VX_CONST bool HAS_MIN = true;
   static VX_FN float2 group(VX_SMEM const uint8_t* b, int) {
     return pair(ld_f16(b), ld_f16(b + 2));
   }
-  static VX_FN void words(VX_SMEM const uint8_t* b, int p, VX_LOCAL uint32_t* u) {
-    nibble_words(ld_u32(b + 4 + 4 * p), u);
-  }
   static VX_FN void piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
-    unsigned_piece<Q4_1>(b, p, q);
+    nibbles8(ld_u32(b + 4 + 4 * p), 0.0f, q, q + 4);
   }
 };
 
 // Five-bit values: nibble plus bit j (element j) or bit j+16 (element j+16) of qh.
-VX_FN void five_bit_words(uint32_t qs, uint32_t qh, int p, VX_LOCAL uint32_t* u) {
-  u[0] = (qs & 0x0F0F0F0Fu) | (spread4(qh >> (4 * p)) << 4);
-  u[1] = ((qs >> 4) & 0x0F0F0F0Fu) | (spread4(qh >> (4 * p + 16)) << 4);
+VX_FN void five_bit_piece(uint32_t qs, uint32_t qh, int p, float off, VX_LOCAL float* q) {
+  const uint32_t lo = (qs & 0x0F0F0F0Fu) | (spread4(qh >> (4 * p)) << 4);
+  const uint32_t hi = ((qs >> 4) & 0x0F0F0F0Fu) | (spread4(qh >> (4 * p + 16)) << 4);
+  bytes4<5>(lo, off, q);
+  bytes4<5>(hi, off, q + 4);
 }
 
 struct Q5_0 : Legacy32 {  // d (f16), qh[4], qs[16]: x = d * (q - 16)
-  VX_CONST int BB = 22, BITS = 5, OFF = 16;
+  VX_CONST int BB = 22;
   VX_CONST bool HAS_MIN = false;
   static VX_FN float2 group(VX_SMEM const uint8_t* b, int) {
     return pair(ld_f16(b), 0.0f);
   }
-  static VX_FN void words(VX_SMEM const uint8_t* b, int p, VX_LOCAL uint32_t* u) {
-    five_bit_words(ld_u32(b + 6 + 4 * p), ld_u32(b + 2), p, u);
-  }
   static VX_FN void piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
-    unsigned_piece<Q5_0>(b, p, q);
+    five_bit_piece(ld_u32(b + 6 + 4 * p), ld_u32(b + 2), p, 16.0f, q);
   }
 };
 
 struct Q5_1 : Legacy32 {  // d, m (f16), qh[4], qs[16]: x = d * q + m
-  VX_CONST int BB = 24, BITS = 5, OFF = 0;
+  VX_CONST int BB = 24;
   VX_CONST bool HAS_MIN = true;
   static VX_FN float2 group(VX_SMEM const uint8_t* b, int) {
     return pair(ld_f16(b), ld_f16(b + 2));
   }
-  static VX_FN void words(VX_SMEM const uint8_t* b, int p, VX_LOCAL uint32_t* u) {
-    five_bit_words(ld_u32(b + 8 + 4 * p), ld_u32(b + 4), p, u);
-  }
   static VX_FN void piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
-    unsigned_piece<Q5_1>(b, p, q);
+    five_bit_piece(ld_u32(b + 8 + 4 * p), ld_u32(b + 4), p, 0.0f, q);
   }
 };
 
 struct Q8_0 {  // d (f16), qs[32] (int8): x = d * q; piece p is elements 8p..8p+7
-  VX_CONST int BE = 32, BB = 34, P = 4, G = 1, OFF = 0;
+  VX_CONST int BE = 32, BB = 34, P = 4, G = 1;
   VX_CONST bool HAS_MIN = false;
   static VX_FN int elem_of(int p, int run) { return 8 * p + 4 * run; }
   static VX_FN int group_of(int, int) { return 0; }
   static VX_FN float2 group(VX_SMEM const uint8_t* b, int) {
     return pair(ld_f16(b), 0.0f);
   }
-  static VX_FN void words(VX_SMEM const uint8_t* b, int p, VX_LOCAL uint32_t* u) {
-    u[0] = ld_u32(b + 2 + 8 * p);
-    u[1] = ld_u32(b + 6 + 8 * p);
-  }
   static VX_FN void piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
-    uint32_t u[2];
-    words(b, p, u);
-    sbytes4(u[0], q);
-    sbytes4(u[1], q + 4);
+    sbytes4(ld_u32(b + 2 + 8 * p), q);
+    sbytes4(ld_u32(b + 6 + 8 * p), q + 4);
   }
 };
 
@@ -144,48 +110,44 @@ struct TwoBit256 {
 };
 
 struct Q2_K : TwoBit256 {  // scales[16], qs[64], d, dmin: x = d*(sc&15)*q - dmin*(sc>>4)
-  VX_CONST int BB = 84, BITS = 2, OFF = 0;
+  VX_CONST int BB = 84;
   VX_CONST bool HAS_MIN = true;
   static VX_FN float2 group(VX_SMEM const uint8_t* b, int g) {
     const uint32_t sc = ld_u8(b + g);
     return pair(ld_f16(b + 80) * float(sc & 15u), -ld_f16(b + 82) * float(sc >> 4));
   }
-  static VX_FN void words(VX_SMEM const uint8_t* b, int p, VX_LOCAL uint32_t* u) {
-    const uint32_t w = ld_u32(b + 16 + qs_of(p));
-    u[0] = (w >> (2 * j_of(p, 0))) & 0x03030303u;
-    u[1] = (w >> (2 * j_of(p, 1))) & 0x03030303u;
-  }
   static VX_FN void piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
-    unsigned_piece<Q2_K>(b, p, q);
+    const uint32_t w = ld_u32(b + 16 + qs_of(p));
+    bytes4<2>((w >> (2 * j_of(p, 0))) & 0x03030303u, 0.0f, q);
+    bytes4<2>((w >> (2 * j_of(p, 1))) & 0x03030303u, 0.0f, q + 4);
   }
 };
 
 struct Q3_K : TwoBit256 {  // hmask[32], qs[64], scales[12] (6-bit), d: x = d*(sc-32)*(q + 4h - 4)
-  VX_CONST int BB = 110, BITS = 3, OFF = 4;
+  VX_CONST int BB = 110;
   VX_CONST bool HAS_MIN = false;
   static VX_FN float2 group(VX_SMEM const uint8_t* b, int g) {
     const uint32_t lo = (ld_u8(b + 96 + (g & 7)) >> (4 * (g >> 3))) & 15u;
     const uint32_t hi = (ld_u8(b + 104 + (g & 3)) >> (2 * (g >> 2))) & 3u;
     return pair(ld_f16(b + 108) * float(int(lo | (hi << 4)) - 32), 0.0f);
   }
-  static VX_FN void words(VX_SMEM const uint8_t* b, int p, VX_LOCAL uint32_t* u) {
+  static VX_FN void piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
     const uint32_t w = ld_u32(b + 32 + qs_of(p));
     const uint32_t hm = ld_u32(b + 16 * h_of(p) + l_of(p));  // bit 4n + j of hmask[16h + l]
 #pragma unroll
     for (int run = 0; run < 2; ++run) {
       const int j = j_of(p, run);
-      u[run] = ((w >> (2 * j)) & 0x03030303u) | (((hm >> (4 * n_of(p) + j)) & 0x01010101u) << 2);
+      const uint32_t v = ((w >> (2 * j)) & 0x03030303u) |
+                         (((hm >> (4 * n_of(p) + j)) & 0x01010101u) << 2);
+      bytes4<3>(v, 4.0f, q + 4 * run);
     }
-  }
-  static VX_FN void piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
-    unsigned_piece<Q3_K>(b, p, q);
   }
 };
 
 // Q4_K and Q5_K: element 64g + 32r + l is nibble r of qs byte 32g + l, in scale group 2g + r;
 // the 6-bit scales and mins of the 8 groups are packed into 12 bytes.
 struct Nibble256 {
-  VX_CONST int BE = 256, P = 32, G = 8, OFF = 0;
+  VX_CONST int BE = 256, P = 32, G = 8;
   VX_CONST bool HAS_MIN = true;
   static VX_FN int elem_of(int p, int run) {
     return 64 * (p >> 3) + 32 * run + (p & 7) * 4;
@@ -207,26 +169,22 @@ struct Nibble256 {
 };
 
 struct Q4_K : Nibble256 {  // d, dmin, scales[12], qs[128]
-  VX_CONST int BB = 144, BITS = 4;
-  static VX_FN void words(VX_SMEM const uint8_t* b, int p, VX_LOCAL uint32_t* u) {
-    nibble_words(ld_u32(b + 16 + 32 * (p >> 3) + (p & 7) * 4), u);
-  }
+  VX_CONST int BB = 144;
   static VX_FN void piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
-    unsigned_piece<Q4_K>(b, p, q);
+    nibbles8(ld_u32(b + 16 + 32 * (p >> 3) + (p & 7) * 4), 0.0f, q, q + 4);
   }
 };
 
 struct Q5_K : Nibble256 {  // d, dmin, scales[12], qh[32], qs[128]; bit 2g + r of qh[l]
-  VX_CONST int BB = 176, BITS = 5;
-  static VX_FN void words(VX_SMEM const uint8_t* b, int p, VX_LOCAL uint32_t* u) {
+  VX_CONST int BB = 176;
+  static VX_FN void piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
     const int g = p >> 3, l = (p & 7) * 4;
     const uint32_t w = ld_u32(b + 48 + 32 * g + l);
     const uint32_t h = ld_u32(b + 16 + l);
-    u[0] = (w & 0x0F0F0F0Fu) | (((h >> (2 * g)) & 0x01010101u) << 4);
-    u[1] = ((w >> 4) & 0x0F0F0F0Fu) | (((h >> (2 * g + 1)) & 0x01010101u) << 4);
-  }
-  static VX_FN void piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
-    unsigned_piece<Q5_K>(b, p, q);
+    const uint32_t lo = (w & 0x0F0F0F0Fu) | (((h >> (2 * g)) & 0x01010101u) << 4);
+    const uint32_t hi = ((w >> 4) & 0x0F0F0F0Fu) | (((h >> (2 * g + 1)) & 0x01010101u) << 4);
+    bytes4<5>(lo, 0.0f, q);
+    bytes4<5>(hi, 0.0f, q + 4);
   }
 };
 
@@ -234,7 +192,7 @@ struct Q5_K : Nibble256 {  // d, dmin, scales[12], qh[32], qs[128]; bit 2g + r o
 // ql[64n + 32(t&1) + l] plus bits 2t..2t+1 of qh[32n + l] as bits 4..5, minus 32, in scale
 // group 8n + 2t + l/16. Piece p = (n, tp, l/4) holds t = 2tp (run 0) and t = 2tp + 1 (run 1).
 struct Q6_K {
-  VX_CONST int BE = 256, BB = 210, P = 32, G = 16, BITS = 6, OFF = 32;
+  VX_CONST int BE = 256, BB = 210, P = 32, G = 16;
   VX_CONST bool HAS_MIN = false;
   static VX_FN int elem_of(int p, int run) {
     return 128 * (p >> 4) + 32 * (2 * ((p >> 3) & 1) + run) + (p & 7) * 4;
@@ -245,16 +203,15 @@ struct Q6_K {
   static VX_FN float2 group(VX_SMEM const uint8_t* b, int g) {
     return pair(ld_f16(b + 208) * float(int(ld_u8(b + 192 + g) ^ 128u) - 128), 0.0f);
   }
-  static VX_FN void words(VX_SMEM const uint8_t* b, int p, VX_LOCAL uint32_t* u) {
+  static VX_FN void piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
     const int n = p >> 4, tp = (p >> 3) & 1, l = (p & 7) * 4;
     const uint32_t a = ld_u32(b + 64 * n + l);
     const uint32_t c = ld_u32(b + 64 * n + 32 + l);
     const uint32_t h = ld_u32(b + 128 + 32 * n + l);
-    u[0] = ((a >> (4 * tp)) & 0x0F0F0F0Fu) | (((h >> (4 * tp)) & 0x03030303u) << 4);
-    u[1] = ((c >> (4 * tp)) & 0x0F0F0F0Fu) | (((h >> (4 * tp + 2)) & 0x03030303u) << 4);
-  }
-  static VX_FN void piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
-    unsigned_piece<Q6_K>(b, p, q);
+    const uint32_t v0 = ((a >> (4 * tp)) & 0x0F0F0F0Fu) | (((h >> (4 * tp)) & 0x03030303u) << 4);
+    const uint32_t v1 = ((c >> (4 * tp)) & 0x0F0F0F0Fu) | (((h >> (4 * tp + 2)) & 0x03030303u) << 4);
+    bytes4<6>(v0, 32.0f, q);
+    bytes4<6>(v1, 32.0f, q + 4);
   }
 };
 
