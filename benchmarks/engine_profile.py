@@ -90,14 +90,6 @@ def main() -> None:
     del built
     for s in sched.seqs:  # undo the allocation the probe schedule made
         engine.blocks.trim(s.seq.table, s.seq.num_computed)
-    # A second prefill of the same size, kernels now compiled.
-    for i in range(a.batch, a.batch + 16):
-        prompt = [7 + (i + j) % 1000 for j in range(a.context)]
-        engine.add_request(GenerationRequest(f"r{i}", prompt, SamplingParams(temperature=0.0),
-                                             1, ignore_eos=True))
-    t = time.perf_counter()
-    engine.step()
-    res["warm_prefill_step_s"] = time.perf_counter() - t
     # Pieces, at the decode shape of layer 0, repeated for all layers.
     settle(engine)
     sched = engine.scheduler.schedule()
