@@ -1,13 +1,15 @@
 """The server's life around requests: loading (503), keep-alives while a request waits, an
-engine failure inside a stream, and `vexel serve` itself (config file, default bind address,
-graceful shutdown on SIGTERM, a model that fails to load)."""
+engine failure inside a stream, `vexel serve` itself (config file, default bind address,
+graceful shutdown on SIGTERM, a model that fails to load), and the warm-up before /health."""
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,9 @@ import pytest
 
 from tests.serving import running_server, server_settings, wait_for, write_tiny_model
 from tests.test_server import parse_sse
-from vexel_core.engine import start_engine
+from vexel_core.config import Settings
+from vexel_core.engine import AsyncEngine, start_engine
+from vexel_core.server import VexelServer
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -198,3 +202,54 @@ def test_without_max_tokens_the_answer_fills_what_the_kv_pool_holds(model_path: 
         usage = r["usage"]
         assert r["choices"][0]["finish_reason"] == "length"
         assert usage["prompt_tokens"] + usage["completion_tokens"] == capacity
+
+
+# -- warm-up ----------------------------------------------------------------------------------
+
+def _engine_with_listener(settings: Settings, events: list[str]) -> Callable[[], AsyncEngine]:
+    """A factory whose engine records every stats event from its first step on."""
+    def factory() -> AsyncEngine:
+        engine = start_engine(settings)
+        engine.stats.subscribe(lambda event, value: events.append(event))
+        return engine
+    return factory
+
+
+@pytest.mark.parametrize("warm_up", [True, False], ids=["warm-up", "no-warm-up"])
+def test_warm_up_runs_before_health_and_metrics_count_only_real_requests(
+        model_path: Path, warm_up: bool) -> None:
+    settings = server_settings(model_path, engine={"max_batch_size": 4}, warm_up=warm_up)
+    events: list[str] = []
+    with running_server(settings, _engine_with_listener(settings, events)) as server:
+        # Rounds of 1, 2 and 4 concurrent requests (4 = max_batch_size caps the 8), each
+        # ending at its length limit, all before the engine was handed to the routes.
+        assert events.count("finish:length") == (1 + 2 + 4 if warm_up else 0)
+        engine = server.state.engine
+        assert engine is not None
+        blocks = engine.engine.blocks
+        assert blocks.num_free == blocks.num_blocks
+        stats = engine.stats
+        assert (stats.prompt_tokens, stats.generation_tokens, stats.steps) == (0, 0, 0)
+        body = {"prompt": "Hello", "max_tokens": 3, "ignore_eos": True}
+        usage = httpx.post(server.url + "/v1/completions", json=body).json()["usage"]
+        text = httpx.get(server.url + "/metrics").text
+    assert stats.generation_tokens == usage["completion_tokens"] == 3
+    assert re.search(r'^vexel:generation_tokens_total\{model_name="tiny-chat"\} 3\.0$', text, re.M)
+
+
+def test_a_failing_warm_up_is_a_load_failure(model_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real requests would fail as the warm-up did: the server stops and `run` raises, as
+    for a model that cannot load (`vexel serve` reports it), and the engine thread ends."""
+    async def broken_warm_up(self: AsyncEngine) -> None:
+        raise RuntimeError("kernel failed to compile")
+
+    def engine_threads() -> int:
+        return sum(t.name == "vexel-engine" and t.is_alive() for t in threading.enumerate())
+
+    monkeypatch.setattr(AsyncEngine, "warm_up", broken_warm_up)
+    before = engine_threads()
+    server = VexelServer(server_settings(model_path))
+    with pytest.raises(RuntimeError, match="kernel failed to compile"):
+        server.run()
+    assert server.state.engine is None and engine_threads() == before

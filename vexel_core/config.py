@@ -68,6 +68,10 @@ class ServerSettings(_Group):
     graceful_shutdown_seconds: int = Field(
         30, ge=0, description="on SIGINT/SIGTERM, wait this long for open requests to finish"
     )
+    warm_up: bool = Field(
+        True, description="before /health answers 200, run a few short requests so that GPU "
+        "kernels compile before the first user's request does (as llama.cpp's server warms up)"
+    )
 
 
 class LoggingSettings(_Group):

@@ -79,8 +79,7 @@ async def run_workload(engine: AsyncEngine, w: Workload,
     """Send the workload (greedy, EOS ignored so every request makes output_len tokens)."""
     await warm_up(engine, w)
     stats = engine.stats
-    preempted_before = stats.preemptions
-    stats.kv_blocks_peak = 0
+    stats.reset_counters()  # the warm-up's preemptions and KV peak are not the workload's
     vocab = engine.engine.model.vocab_size
     prompts = w.prompts(vocab)
     rng = random.Random(w.seed)
@@ -130,6 +129,6 @@ async def run_workload(engine: AsyncEngine, w: Workload,
         peak_memory_gib=mx.get_peak_memory() / 2**30,
         peak_kv_blocks=stats.kv_blocks_peak,
         kv_blocks=stats.kv_blocks_total,
-        preemptions=stats.preemptions - preempted_before,
+        preemptions=stats.preemptions,
         generated_tokens=generated,
     )

@@ -18,6 +18,7 @@ from typing import Any
 from vexel_core.engine.core import LLMEngine
 from vexel_core.engine.request import GenerationRequest, RequestOutput
 from vexel_core.logs import get_logger
+from vexel_core.sampling.params import SamplingParams
 
 log = get_logger(__name__)
 _ids = itertools.count()
@@ -98,6 +99,30 @@ class AsyncEngine:
             if remaining:
                 self.engine.abort(rid)
                 self._notify()
+
+    async def warm_up(self, prompt_len: int = 32, batches: tuple[int, ...] = (1, 2, 4, 8)) -> None:
+        """Pay one-time costs before real requests do: GPU kernels compile on their first use
+        (NVRTC on CUDA, about a second per kernel variant; the matrix-vector kernel has one per
+        decode row count), so rounds of 1, 2, 4 and 8 concurrent short requests (at most
+        max_batch_size) run a prefill and a decode step at each size. Counters are reset after
+        (`EngineStats.reset_counters`); a listener subscribed before would see the warm-up."""
+        await self.ready()
+        engine = self.engine
+        vocab = engine.model.vocab_size
+        prompt_len = max(1, min(prompt_len, engine.context_len - 2))
+        sizes = sorted({min(b, engine.settings.max_batch_size) for b in batches})
+
+        async def one(size: int, i: int) -> None:
+            tokens = [(31 * (size + i) + 7 * j) % vocab for j in range(prompt_len)]
+            request = GenerationRequest(f"warm-up-{size}-{i}", tokens,
+                                        SamplingParams(temperature=0.0), max_tokens=2,
+                                        ignore_eos=True)
+            async for _ in self.generate(request):
+                pass
+
+        for size in sizes:
+            await asyncio.gather(*(one(size, i) for i in range(size)))
+        engine.stats.reset_counters()
 
     def abort(self, request_id: str) -> None:
         if self.engine is not None:

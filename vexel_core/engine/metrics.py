@@ -32,6 +32,13 @@ class EngineStats:
     def kv_usage(self) -> float:
         return self.kv_blocks_used / self.kv_blocks_total if self.kv_blocks_total else 0.0
 
+    def reset_counters(self) -> None:
+        """Zero what accumulates (the gauges stay live), so that what follows is counted
+        alone: real requests after a warm-up, a benchmark's workload."""
+        self.kv_blocks_peak = self.kv_blocks_used
+        self.preemptions = self.prefix_queries = self.prefix_hits = 0
+        self.prompt_tokens = self.generation_tokens = self.steps = 0
+
     def subscribe(self, listener: Listener) -> None:
         self.listeners.append(listener)
 

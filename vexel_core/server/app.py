@@ -1,7 +1,8 @@
 """The ASGI application and the uvicorn server around it.
 
-`create_app` builds a Starlette app whose lifespan loads the model in a worker thread: the
-server accepts connections at once, ``/health`` answers 503 until the engine runs, and
+`create_app` builds a Starlette app whose lifespan loads the model in a worker thread (and
+warms it up: `AsyncEngine.warm_up`): the server accepts connections at once, ``/health``
+answers 503 until the engine runs, and
 shutdown stops the engine after uvicorn has let open requests finish. `VexelServer` binds a
 socket (port 0 picks a free one) and runs uvicorn on it: ``vexel serve`` and the tests use
 it alike.
@@ -63,9 +64,16 @@ class ServerState:
         self._loader = asyncio.create_task(self._load())
 
     async def _load(self) -> None:
+        engine: AsyncEngine | None = None
         try:
             engine = await asyncio.to_thread(self.engine_factory)
+            if self.settings.server.warm_up:
+                started = time.perf_counter()
+                await engine.warm_up()
+                log.info("warmed up", seconds=round(time.perf_counter() - started, 2))
         except Exception as exc:
+            if engine is not None:  # loaded, but its warm-up failed: real requests would too
+                await asyncio.to_thread(engine.shutdown)
             self.load_error = exc
             # our own errors name the file and the problem; anything else is a bug: trace it
             log.error("model failed to load", error=str(exc),
