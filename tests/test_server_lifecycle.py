@@ -229,7 +229,7 @@ def test_warm_up_runs_before_health_and_metrics_count_only_real_requests(
         blocks = engine.engine.blocks
         assert blocks.num_free == blocks.num_blocks
         stats = engine.stats
-        assert (stats.prompt_tokens, stats.generation_tokens, stats.steps) == (0, 0, 0)
+        assert (stats.prompt_tokens, stats.generation_tokens) == (0, 0)
         body = {"prompt": "Hello", "max_tokens": 3, "ignore_eos": True}
         usage = httpx.post(server.url + "/v1/completions", json=body).json()["usage"]
         text = httpx.get(server.url + "/metrics").text

@@ -1,11 +1,10 @@
 """The ASGI application and the uvicorn server around it.
 
-`create_app` builds a Starlette app whose lifespan loads the model in a worker thread (and
-warms it up: `AsyncEngine.warm_up`): the server accepts connections at once, ``/health``
-answers 503 until the engine runs, and
-shutdown stops the engine after uvicorn has let open requests finish. `VexelServer` binds a
-socket (port 0 picks a free one) and runs uvicorn on it: ``vexel serve`` and the tests use
-it alike.
+`create_app` builds a Starlette app whose lifespan loads the model in a worker thread and
+warms it up (`AsyncEngine.warm_up`): the server accepts connections at once, ``/health``
+answers 503 until the engine runs, and shutdown stops the engine after uvicorn has let open
+requests finish. `VexelServer` binds a socket (port 0 picks a free one) and runs uvicorn on
+it: ``vexel serve`` and the tests use it alike.
 """
 
 from __future__ import annotations
