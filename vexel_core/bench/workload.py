@@ -59,27 +59,13 @@ class BenchResult:
         return asdict(self)
 
 
-async def warm_up(engine: AsyncEngine, w: Workload) -> None:
-    """A few short requests of the workload's prompt length first, so that one-time costs
-    (GPU kernels compiled on first use) are not timed — as llama-bench warms up too."""
-    vocab = engine.engine.model.vocab_size
-    prompts = Workload(min(4, w.num_requests), w.prompt_len, 2, seed=w.seed + 1).prompts(vocab)
-
-    async def one(i: int) -> None:
-        req = GenerationRequest(f"warmup-{i}", prompts[i], SamplingParams(temperature=0.0),
-                                max_tokens=4, ignore_eos=True)
-        async for _ in engine.generate(req):
-            pass
-
-    await asyncio.gather(*(one(i) for i in range(len(prompts))))
-
-
 async def run_workload(engine: AsyncEngine, w: Workload,
                        progress: Callable[[int], None] = lambda n: None) -> BenchResult:
     """Send the workload (greedy, EOS ignored so every request makes output_len tokens)."""
-    await warm_up(engine, w)
+    # One-time costs (GPU kernels compiled on first use) are not timed, as llama-bench warms
+    # up too: a few requests of the workload's prompt length first, counters reset after.
+    await engine.warm_up(w.prompt_len, batches=(min(4, w.num_requests),))
     stats = engine.stats
-    stats.reset_counters()  # the warm-up's preemptions and KV peak are not the workload's
     vocab = engine.engine.model.vocab_size
     prompts = w.prompts(vocab)
     rng = random.Random(w.seed)
