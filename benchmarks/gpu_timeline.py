@@ -1,0 +1,95 @@
+"""Where the GPU's time goes during a `vexel` command: busy time, phases, top kernels.
+
+    python benchmarks/gpu_timeline.py [--bin-ms 100] [--top 30] -- bench --random llama3-8b ...
+
+Runs the command in this process under PyTorch's profiler, whose CUPTI tracing records every
+kernel the process launches, MLX's included (the GPU machine has PyTorch but no Nsight
+Systems). Prints the GPU's busy time (the union of kernel and copy intervals) against the
+traced span, the busy share per time bin (prefill and decode show up as different levels), and
+the kernels that took the most time, grouped by name. Busy well below the span means the host
+(graph building, Python, synchronisation) sets the pace, not the kernels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections import defaultdict
+
+Span = tuple[float, float, str]  # start us, end us, name
+
+
+def trace(argv: list[str]) -> list[Span]:
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    from vexel_core.cli import main
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        code = main(argv)
+    if code:
+        raise SystemExit(f"vexel {' '.join(argv)} exited with {code}")
+    del torch
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "trace.json")
+        prof.export_chrome_trace(path)
+        with open(path) as f:
+            events = json.load(f)["traceEvents"]
+    return sorted((e["ts"], e["ts"] + e["dur"], e["name"]) for e in events
+                  if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset") and "dur" in e)
+
+
+def summarize(spans: list[Span], bin_us: float, top: int) -> None:
+    merged: list[list[float]] = []
+    for a, b, _ in spans:
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    t0, t1 = merged[0][0], max(b for _, b in merged)
+    busy = sum(b - a for a, b in merged)
+    print(f"span {(t1 - t0) / 1e3:.1f} ms, GPU busy {busy / 1e3:.1f} ms "
+          f"({100 * busy / (t1 - t0):.0f}%), {len(spans)} kernels and copies")
+    bins: dict[int, float] = defaultdict(float)
+    launches: dict[int, int] = defaultdict(int)
+    for a, b in merged:
+        while a < b:
+            k = int((a - t0) // bin_us)
+            end = min(b, t0 + (k + 1) * bin_us)
+            bins[k] += end - a
+            a = end
+    for a, _, _ in spans:
+        launches[int((a - t0) // bin_us)] += 1
+    print(f"\nper {bin_us / 1e3:g} ms bin: busy %/kernels")
+    print(" ".join(f"{100 * bins[k] / bin_us:.0f}/{launches[k]}" for k in range(max(bins) + 1)))
+    total: dict[str, float] = defaultdict(float)
+    count: dict[str, int] = defaultdict(int)
+    for a, b, name in spans:
+        total[name] += b - a
+        count[name] += 1
+    print("\ntotal ms   count   mean us  share  kernel")
+    for name, t in sorted(total.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"{t / 1e3:8.2f} {count[name]:7d} {t / count[name]:9.1f} {100 * t / busy:5.1f}%  "
+              f"{name[:110]}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bin-ms", type=float, default=100.0)
+    ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("argv", nargs=argparse.REMAINDER, help="-- then the vexel command")
+    args = ap.parse_args()
+    argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+    spans = trace(argv)
+    if not spans:
+        raise SystemExit("no GPU activity was traced")
+    summarize(spans, args.bin_ms * 1e3, args.top)
+    sys.stdout.flush()
+    os._exit(0)  # as the console script: the engine's MLX thread must not race shutdown
+
+
+if __name__ == "__main__":
+    main()
