@@ -1,8 +1,12 @@
-"""Paged decode attention: the GPU kernel (on the GPU machine) and the reference path (here)
-against a float64 numpy computation, on fresh random pools, shuffled block tables, GQA,
-head sizes 64/80/128/256, soft-cap and sliding window, with the output poisoned first."""
+"""Paged decode attention against a float64 numpy computation, on fresh random pools,
+shuffled block tables, GQA, head sizes 64/80/96/128/256, soft-cap and sliding window, with
+the output poisoned first. Paths: the GPU kernel where MLX has a GPU, else the reference
+(``device``); and the CUDA kernel's own source compiled for the CPU (``emulated_cuda``,
+tests/kernel_emulation), so CI checks its indexing, lane groups and merges."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import mlx.core as mx
 import numpy as np
@@ -10,6 +14,8 @@ import pytest
 
 from vexel_core.attention import kernels
 from vexel_core.attention.backends import attend_by_hand
+
+from tests import emulation
 
 BS = 16
 
@@ -51,12 +57,33 @@ CASES = [  # (batch, Hq, Hkv, D, context lengths, softcap, window)
     (2, 16, 8, 256, [33, 300], 50.0, 32),  # Gemma 2 heads: soft-cap and window
     (2, 32, 32, 80, [16, 99], None, None),  # Phi-2 heads
     (1, 8, 1, 96, [200], None, 7),
+    (3, 32, 8, 128, [700, 2, 97], None, None),  # many rounds of every lane group
 ]
+
+
+@pytest.fixture(scope="session")
+def emulator(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """tests/kernel_emulation/run_attention.cpp built against the kernel's source."""
+    cuda = Path(kernels.__file__).parent / "cuda"
+    return emulation.build(tmp_path_factory.mktemp("attention"), "run_attention.cpp", [cuda])
+
+
+def emulated_decode(binary, q, k_pool, v_pool, tables, ctx, scale, softcap, window):  # type: ignore[no-untyped-def]
+    B, Hq, D = q.shape
+    Hkv = k_pool.shape[1]
+    ahead, vec = kernels.tiling(D, Hq // Hkv, q.dtype)
+    args = [B, Hq, Hkv, D, k_pool.shape[0] // BS, BS, tables.shape[1], ahead, int(vec),
+            int(q.dtype == mx.bfloat16), repr(scale), softcap or 0.0, window or 0]
+    data = b"".join(np.array(a.view(mx.uint8)).tobytes() for a in (q, k_pool, v_pool))
+    data += np.asarray(tables, np.int32).tobytes() + np.asarray(ctx, np.int32).tobytes()
+    out = np.frombuffer(emulation.run(binary, args, data), np.uint8)
+    return mx.array(out).view(q.dtype).reshape(B, Hq, D)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"B{c[0]}-H{c[1]}/{c[2]}-D{c[3]}")
 @pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16])
-def test_paged_decode_matches_float64(case, dtype, rng) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("path", ["device", "emulated_cuda"])
+def test_paged_decode_matches_float64(case, dtype, path, rng, request) -> None:  # type: ignore[no-untyped-def]
     B, Hq, Hkv, D, ctx, softcap, window = case
     nb = max(-(-c // BS) for c in ctx)
     n_blocks = B * nb + 5
@@ -68,7 +95,10 @@ def test_paged_decode_matches_float64(case, dtype, rng) -> None:  # type: ignore
     scale = D**-0.5
     args = [mx.array(a).astype(dtype) for a in (q, k_pool, v_pool)]
     mt, mc = mx.array(tables), mx.array(np.array(ctx, dtype=np.int32))
-    if kernels.kernel_backend() is not None:
+    if path == "emulated_cuda":
+        binary = request.getfixturevalue("emulator")
+        got = emulated_decode(binary, *args, tables, ctx, scale, softcap, window)
+    elif kernels.kernel_backend() is not None:
         got = kernels.paged_decode(*args, mt, mc, block_size=BS, scale=scale, softcap=softcap,
                                    window=window, init_value=float("nan"))
     else:

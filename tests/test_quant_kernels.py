@@ -17,8 +17,6 @@ of the 8-row tile), and a weight that starts one row into its buffer (not 16-byt
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +33,8 @@ from vexel_core.quant.kernels.library import activation_tile
 from vexel_core.quant.measure import random_raw
 from vexel_core.quant.selection import QuantPath, row_bucket, select, select_for
 
+from tests import emulation
+
 FORMATS = {fmt.ggml_type: fmt for fmt in ALL_FORMATS}
 TYPES = sorted(KERNEL_TYPES, key=int)
 ROWS = 37
@@ -43,7 +43,6 @@ EMULATED_ROWS = 9  # still not a multiple of 4; every CUDA thread is an OS threa
 COLS = {32: 32 * 197, 256: 256 * 23}
 PATHS = [pytest.param("gguf_kernel", marks=pytest.mark.gpu), "emulated_cuda", "reference"]
 NAN = float("nan")
-EMULATION = Path(__file__).parent / "kernel_emulation"
 KERNELS = Path(__file__).parent.parent / "vexel_core" / "quant" / "kernels"
 
 
@@ -84,29 +83,8 @@ def float32_bound(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 @pytest.fixture(scope="session")
 def emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """tests/kernel_emulation/run_kernels.cpp built against the kernel sources."""
-    compiler = shutil.which("g++") or shutil.which("clang++")
-    if compiler is None:
-        pytest.skip("the CUDA emulation needs a C++20 compiler (g++ or clang++)")
-    out = tmp_path_factory.mktemp("emulation")
-    probe = out / "probe.cpp"
-    probe.write_text("#include <barrier>\nint main() { std::barrier<> b(1); }\n")
-    if subprocess.run([compiler, "-std=c++20", "-pthread", str(probe), "-o", str(out / "probe")],
-                      capture_output=True).returncode:
-        pytest.skip(f"{compiler} lacks C++20's <barrier>, which the CUDA emulation needs")
-    binary = out / "run_kernels"
-    build = subprocess.run(
-        [compiler, "-std=c++20", "-O1", "-pthread", f"-I{EMULATION}", f"-I{KERNELS / 'cuda'}",
-         f"-I{KERNELS / 'common'}", str(EMULATION / "run_kernels.cpp"), "-o", str(binary)],
-        capture_output=True, text=True,
-    )
-    assert build.returncode == 0, build.stderr[-4000:]
-    return binary
-
-
-def emulate(binary: Path, args: list[object], stdin: bytes) -> np.ndarray:
-    done = subprocess.run([str(binary), *map(str, args)], input=stdin, capture_output=True)
-    assert done.returncode == 0, f"run_kernels {args} exited with {done.returncode}"
-    return np.frombuffer(done.stdout, np.uint8)
+    return emulation.build(tmp_path_factory.mktemp("emulation"), "run_kernels.cpp",
+                           [KERNELS / "cuda", KERNELS / "common"])
 
 
 def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
@@ -125,7 +103,8 @@ def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
         tile = activation_tile(x.shape[0])
         args = ["gemv", int(m.ggml_type), tile, *tiling, m.rows, m.buffer.shape[1], x.shape[0],
                 m.skip, int(bf16)]
-        y = emulate(binary, args, m.buffer.tobytes() + np.array(x.view(mx.uint8)).tobytes())
+        y = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()
+                                        + np.array(x.view(mx.uint8)).tobytes()), np.uint8)
         return mx.array(y).view(x.dtype).reshape(x.shape[0], m.rows)
     w = FORMATS[m.ggml_type].dequantize_mlx(m.raw)
     return x.astype(mx.float32) @ w.T
@@ -139,7 +118,8 @@ def dequantized(path: str, m: Matrix, dtype: mx.Dtype, request: pytest.FixtureRe
     if path == "emulated_cuda":
         binary = request.getfixturevalue("emulator")
         args = ["dequant", int(m.ggml_type), m.rows, m.buffer.shape[1], m.skip]
-        w = emulate(binary, args, m.buffer.tobytes()).view(np.float32).reshape(m.rows, -1)
+        w = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()), np.float32)
+        w = w.reshape(m.rows, -1)
         return mx.array(w).astype(dtype)  # the emulation writes float32; rounding as the GPU's
     return FORMATS[m.ggml_type].dequantize_mlx(m.raw).astype(dtype)
 

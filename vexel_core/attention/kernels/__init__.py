@@ -21,7 +21,7 @@ import mlx.core as mx
 
 _HERE = Path(__file__).parent
 WARPS = 4
-_CUDA_HEADER = "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+EPL = 8  # elements of a key/value row per lane: 16 bytes of bfloat16
 _INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams"]
 
 
@@ -36,12 +36,20 @@ def kernel_backend() -> str | None:
     return None
 
 
+def tiling(head_dim: int, rep: int, dtype: mx.Dtype) -> tuple[int, bool]:
+    """(U, VEC) for the kernel: U tokens loaded ahead per lane group (two, unless many query
+    heads per KV head already fill the registers); VEC whole 16-byte loads when a row's size
+    keeps every row 16-byte aligned (pools are whole allocations, so their base is)."""
+    return (2 if rep <= 4 else 1), head_dim * dtype.size % 16 == 0
+
+
 @cache
 def _kernel(backend: str) -> Any:
     if backend == "cuda":
         return mx.fast.cuda_kernel(
             name="vx_paged_decode", input_names=_INPUTS, output_names=["out"],
-            source=(_HERE / "cuda" / "paged_decode.cu").read_text(), header=_CUDA_HEADER)
+            source=(_HERE / "cuda" / "paged_decode.cu").read_text(),
+            header=(_HERE / "cuda" / "paged_decode.cuh").read_text())
     return mx.fast.metal_kernel(
         name="vx_paged_decode", input_names=_INPUTS, output_names=["out"],
         source=(_HERE / "metal" / "paged_decode.metal").read_text())
@@ -68,13 +76,14 @@ def paged_decode(
         raise ValueError(f"q {q.shape} {q.dtype} does not fit the pool {k_pool.shape} "
                          f"{k_pool.dtype}")
     threads = WARPS * 32
+    ahead, vec = tiling(D, Hq // Hkv, q.dtype)
     extra = {} if init_value is None else {"init_value": init_value}
     (out,) = _kernel(backend)(
         inputs=[q, k_pool, v_pool, tables.astype(mx.int32), ctx_lens.astype(mx.int32),
                 mx.array([scale, softcap or 0.0], dtype=mx.float32),
                 mx.array([window or 0], dtype=mx.int32)],
         template=[("T", q.dtype), ("D", D), ("REP", Hq // Hkv), ("BS", block_size),
-                  ("WARPS", WARPS)],
+                  ("WARPS", WARPS), ("EPL", EPL), ("U", ahead), ("VEC", vec)],
         grid=(B * Hkv * threads, 1, 1), threadgroup=(threads, 1, 1),
         output_shapes=[(B, Hq, D)], output_dtypes=[q.dtype], **extra,
     )

@@ -1,0 +1,73 @@
+// Runs the CUDA paged decode attention (vexel_core/attention/kernels/cuda/paged_decode.cu)
+// on the CPU; built and driven by tests/test_attention_kernels.py. Usage:
+//   run_attention B HQ HKV D N_BLOCKS BS NB U VEC BF16 SCALE SOFTCAP WINDOW < inputs > out
+// Inputs on stdin: q [B, HQ, D], k_pool and v_pool [N_BLOCKS * BS, HKV, D] (float32, or
+// bfloat16 with BF16=1), tables [B, NB] and context lengths [B] (int32).
+#include "attention_on_cpu.h"
+#include "launch_on_cpu.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+constexpr int WARPS = 4, EPL = 8;
+
+template <class T, int D, int REP, int BS, int U, bool VEC>
+void body(const T* q, const T* k_pool, const T* v_pool, const int* tables, const int* ctx_lens,
+          const float* fparams, const int* iparams, T* out, const int* k_pool_shape,
+          const int* tables_shape) {
+#include "paged_decode.cu"
+}
+
+template <class T, int D, int REP, int U, bool VEC>
+int run(int B, int hkv, int n_slots, int nb, float scale, float softcap, int window) {
+  const int hq = hkv * REP;
+  std::vector<T> q(size_t(B) * hq * D), k(size_t(n_slots) * hkv * D), v(k.size());
+  std::vector<int> tables(size_t(B) * nb), ctx(B);
+  std::vector<T> out(q.size());
+  std::memset(out.data(), 0xFF, out.size() * sizeof(T));  // NaN in float32 and bfloat16
+  for (auto* part : {&q, &k, &v}) {
+    if (fread(part->data(), sizeof(T), part->size(), stdin) != part->size()) return 4;
+  }
+  if (fread(tables.data(), 4, tables.size(), stdin) != tables.size()) return 4;
+  if (fread(ctx.data(), 4, ctx.size(), stdin) != ctx.size()) return 4;
+  const float fparams[2] = {scale, softcap};
+  const int iparams[1] = {window};
+  const int k_shape[3] = {n_slots, hkv, D}, t_shape[2] = {B, nb};
+  launch(B * hkv, WARPS * 32, [&] {
+    body<T, D, REP, 16, U, VEC>(q.data(), k.data(), v.data(), tables.data(), ctx.data(), fparams,
+                                iparams, out.data(), k_shape, t_shape);
+  });
+  fwrite(out.data(), sizeof(T), out.size(), stdout);
+  return 0;
+}
+
+// The (D, REP, U, VEC) combinations the tests use; U and VEC as kernels.tiling() picks them.
+template <class T>
+int dispatch(int d, int rep, int u, int vec, int B, int hkv, int n_slots, int nb, float scale,
+             float softcap, int window) {
+#define VX_CASE(D_, REP_, U_, VEC_)                                                 \
+  if (d == D_ && rep == REP_ && u == U_ && vec == VEC_)                             \
+    return run<T, D_, REP_, U_, VEC_>(B, hkv, n_slots, nb, scale, softcap, window);
+  VX_CASE(64, 1, 2, 1)
+  VX_CASE(128, 4, 2, 1)
+  VX_CASE(256, 2, 2, 1)
+  VX_CASE(80, 1, 2, 1)
+  VX_CASE(96, 8, 1, 1)
+  VX_CASE(128, 4, 2, 0)
+#undef VX_CASE
+  return 3;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 14) return 2;  // see the usage above
+  const int B = atoi(argv[1]), hq = atoi(argv[2]), hkv = atoi(argv[3]), d = atoi(argv[4]);
+  const int n_blocks = atoi(argv[5]), bs = atoi(argv[6]), nb = atoi(argv[7]);
+  const int u = atoi(argv[8]), vec = atoi(argv[9]), bf16 = atoi(argv[10]);
+  const float scale = atof(argv[11]), softcap = atof(argv[12]);
+  const int window = atoi(argv[13]);
+  if (bs != 16) return 3;
+  const int n_slots = n_blocks * bs;
+  return bf16 ? dispatch<__nv_bfloat16>(d, hq / hkv, u, vec, B, hkv, n_slots, nb, scale, softcap, window)
+              : dispatch<float>(d, hq / hkv, u, vec, B, hkv, n_slots, nb, scale, softcap, window);
+}
