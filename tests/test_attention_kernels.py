@@ -71,8 +71,7 @@ def emulator(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyp
 def emulated_decode(binary, q, k_pool, v_pool, tables, ctx, scale, softcap, window):  # type: ignore[no-untyped-def]
     B, Hq, D = q.shape
     Hkv = k_pool.shape[1]
-    ahead, vec = kernels.tiling(D, Hq // Hkv, q.dtype)
-    args = [B, Hq, Hkv, D, k_pool.shape[0] // BS, BS, tables.shape[1], ahead, int(vec),
+    args = [B, Hq, Hkv, D, k_pool.shape[0] // BS, BS, tables.shape[1],
             int(q.dtype == mx.bfloat16), repr(scale), softcap or 0.0, window or 0]
     data = b"".join(np.array(a.view(mx.uint8)).tobytes() for a in (q, k_pool, v_pool))
     data += np.asarray(tables, np.int32).tobytes() + np.asarray(ctx, np.int32).tobytes()

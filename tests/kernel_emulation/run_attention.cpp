@@ -1,6 +1,6 @@
 // Runs the CUDA paged decode attention (vexel_core/attention/kernels/cuda/paged_decode.cu)
 // on the CPU; built and driven by tests/test_attention_kernels.py. Usage:
-//   run_attention B HQ HKV D N_BLOCKS BS NB U VEC BF16 SCALE SOFTCAP WINDOW < inputs > out
+//   run_attention B HQ HKV D N_BLOCKS BS NB BF16 SCALE SOFTCAP WINDOW < inputs > out
 // Inputs on stdin: q [B, HQ, D], k_pool and v_pool [N_BLOCKS * BS, HKV, D] (float32, or
 // bfloat16 with BF16=1), tables [B, NB] and context lengths [B] (int32).
 #include "attention_on_cpu.h"
@@ -10,16 +10,16 @@
 #include <cstdlib>
 #include <vector>
 
-constexpr int WARPS = 4, EPL = 8;
+constexpr int WARPS = 4;
 
-template <class T, int D, int REP, int BS, int U, bool VEC>
+template <class T, int D, int REP, int BS>
 void body(const T* q, const T* k_pool, const T* v_pool, const int* tables, const int* ctx_lens,
           const float* fparams, const int* iparams, T* out, const int* k_pool_shape,
           const int* tables_shape) {
 #include "paged_decode.cu"
 }
 
-template <class T, int D, int REP, int U, bool VEC>
+template <class T, int D, int REP>
 int run(int B, int hkv, int n_slots, int nb, float scale, float softcap, int window) {
   const int hq = hkv * REP;
   std::vector<T> q(size_t(B) * hq * D), k(size_t(n_slots) * hkv * D), v(k.size());
@@ -35,39 +35,37 @@ int run(int B, int hkv, int n_slots, int nb, float scale, float softcap, int win
   const int iparams[1] = {window};
   const int k_shape[3] = {n_slots, hkv, D}, t_shape[2] = {B, nb};
   launch(B * hkv, WARPS * 32, [&] {
-    body<T, D, REP, 16, U, VEC>(q.data(), k.data(), v.data(), tables.data(), ctx.data(), fparams,
+    body<T, D, REP, 16>(q.data(), k.data(), v.data(), tables.data(), ctx.data(), fparams,
                                 iparams, out.data(), k_shape, t_shape);
   });
   fwrite(out.data(), sizeof(T), out.size(), stdout);
   return 0;
 }
 
-// The (D, REP, U, VEC) combinations the tests use; U and VEC as kernels.tiling() picks them.
+// The (D, REP) combinations the tests use.
 template <class T>
-int dispatch(int d, int rep, int u, int vec, int B, int hkv, int n_slots, int nb, float scale,
-             float softcap, int window) {
-#define VX_CASE(D_, REP_, U_, VEC_)                                                 \
-  if (d == D_ && rep == REP_ && u == U_ && vec == VEC_)                             \
-    return run<T, D_, REP_, U_, VEC_>(B, hkv, n_slots, nb, scale, softcap, window);
-  VX_CASE(64, 1, 2, 1)
-  VX_CASE(128, 4, 2, 1)
-  VX_CASE(256, 2, 2, 1)
-  VX_CASE(80, 1, 2, 1)
-  VX_CASE(96, 8, 1, 1)
-  VX_CASE(128, 4, 2, 0)
+int dispatch(int d, int rep, int B, int hkv, int n_slots, int nb, float scale, float softcap,
+             int window) {
+#define VX_CASE(D_, REP_) \
+  if (d == D_ && rep == REP_) return run<T, D_, REP_>(B, hkv, n_slots, nb, scale, softcap, window);
+  VX_CASE(64, 1)
+  VX_CASE(128, 4)
+  VX_CASE(256, 2)
+  VX_CASE(80, 1)
+  VX_CASE(96, 8)
 #undef VX_CASE
   return 3;
 }
 
 int main(int argc, char** argv) {
-  if (argc != 14) return 2;  // see the usage above
+  if (argc != 12) return 2;  // see the usage above
   const int B = atoi(argv[1]), hq = atoi(argv[2]), hkv = atoi(argv[3]), d = atoi(argv[4]);
   const int n_blocks = atoi(argv[5]), bs = atoi(argv[6]), nb = atoi(argv[7]);
-  const int u = atoi(argv[8]), vec = atoi(argv[9]), bf16 = atoi(argv[10]);
-  const float scale = atof(argv[11]), softcap = atof(argv[12]);
-  const int window = atoi(argv[13]);
+  const int bf16 = atoi(argv[8]);
+  const float scale = atof(argv[9]), softcap = atof(argv[10]);
+  const int window = atoi(argv[11]);
   if (bs != 16) return 3;
   const int n_slots = n_blocks * bs;
-  return bf16 ? dispatch<__nv_bfloat16>(d, hq / hkv, u, vec, B, hkv, n_slots, nb, scale, softcap, window)
-              : dispatch<float>(d, hq / hkv, u, vec, B, hkv, n_slots, nb, scale, softcap, window);
+  return bf16 ? dispatch<__nv_bfloat16>(d, hq / hkv, B, hkv, n_slots, nb, scale, softcap, window)
+              : dispatch<float>(d, hq / hkv, B, hkv, n_slots, nb, scale, softcap, window);
 }

@@ -220,12 +220,13 @@ class PagedBackend(_PagedAttention):
         softcap: float | None, window: int | None,
     ) -> mx.array:
         backend = kernels.kernel_backend()
-        if backend is None:
+        pool = batch.pool
+        rep = q.shape[1] // pool.k[layer].shape[1]
+        if backend is None or not kernels.supports(q.shape[-1], rep, q.dtype):
             return super()._decode(q, layer, batch, scale, softcap, window)
         plan = batch.plan()
         if len(plan.decode_rows) != q.shape[0]:
             q = q[plan.memo("decode_rows", lambda: mx.array(plan.decode_rows, dtype=mx.int32))]
-        pool = batch.pool
         return kernels.paged_decode(
             q, pool.k[layer], pool.v[layer], plan.decode_tables, plan.decode_ctx,
             block_size=pool.block_size, scale=scale, softcap=softcap, window=window,

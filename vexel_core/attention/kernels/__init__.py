@@ -21,7 +21,6 @@ import mlx.core as mx
 
 _HERE = Path(__file__).parent
 WARPS = 4
-EPL = 8  # elements of a key/value row per lane: 16 bytes of bfloat16
 _INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams"]
 
 
@@ -36,11 +35,11 @@ def kernel_backend() -> str | None:
     return None
 
 
-def tiling(head_dim: int, rep: int, dtype: mx.Dtype) -> tuple[int, bool]:
-    """(U, VEC) for the kernel: U tokens loaded ahead per lane group (two, unless many query
-    heads per KV head already fill the registers); VEC whole 16-byte loads when a row's size
-    keeps every row 16-byte aligned (pools are whole allocations, so their base is)."""
-    return (2 if rep <= 4 else 1), head_dim * dtype.size % 16 == 0
+def supports(head_dim: int, rep: int, dtype: mx.Dtype) -> bool:
+    """Whether the kernel takes these heads: rows of whole 16-byte words (so every row of a
+    pool, a whole allocation, is 16-byte aligned), shared memory within 48 KiB."""
+    smem = 4 * rep * head_dim * (WARPS + 1) + 4 * WARPS * (rep + 1) * 32
+    return head_dim * dtype.size % 16 == 0 and smem <= 48 * 1024
 
 
 @cache
@@ -65,7 +64,7 @@ def paged_decode(
     ``q[B, Hq, D]``; pools ``[slots, Hkv, D]``; ``tables[B, nb]`` int32 block ids;
     ``ctx_lens[B]`` tokens each query sees (the newest ones, within *window*).
     Returns ``[B, Hq, D]`` in q's dtype. *init_value* poisons the output before the run
-    (tests). Raises ValueError when no kernel runs on this device.
+    (tests). Raises ValueError when no kernel runs on this device or `supports` says no.
     """
     backend = backend or kernel_backend()
     if backend is None:
@@ -75,15 +74,17 @@ def paged_decode(
     if Hq % Hkv or k_pool.dtype != q.dtype:
         raise ValueError(f"q {q.shape} {q.dtype} does not fit the pool {k_pool.shape} "
                          f"{k_pool.dtype}")
+    if not supports(D, Hq // Hkv, q.dtype):
+        raise ValueError(f"paged_decode does not take heads of {D} x {q.dtype} with "
+                         f"{Hq // Hkv} query heads per KV head")
     threads = WARPS * 32
-    ahead, vec = tiling(D, Hq // Hkv, q.dtype)
     extra = {} if init_value is None else {"init_value": init_value}
     (out,) = _kernel(backend)(
         inputs=[q, k_pool, v_pool, tables.astype(mx.int32), ctx_lens.astype(mx.int32),
                 mx.array([scale, softcap or 0.0], dtype=mx.float32),
                 mx.array([window or 0], dtype=mx.int32)],
         template=[("T", q.dtype), ("D", D), ("REP", Hq // Hkv), ("BS", block_size),
-                  ("WARPS", WARPS), ("EPL", EPL), ("U", ahead), ("VEC", vec)],
+                  ("WARPS", WARPS)],
         grid=(B * Hkv * threads, 1, 1), threadgroup=(threads, 1, 1),
         output_shapes=[(B, Hq, D)], output_dtypes=[q.dtype], **extra,
     )

@@ -1,24 +1,25 @@
 // Paged decode attention: one query token per sequence, keys and values read through the
 // block table, never gathered. Template arguments: T (element type), D (head size), REP
-// (query heads per KV head), BS (tokens per KV block), WARPS (warps per CTA), EPL (elements
-// of a row per lane), U (tokens a lane group loads before it computes), VEC (rows are 16-byte
-// aligned: whole-word loads).
+// (query heads per KV head; D * sizeof(T) a multiple of 16, so every row of the pools is
+// 16-byte aligned), BS (tokens per KV block), WARPS (warps per CTA).
 //
-// One CTA per (sequence, KV head). A row of D elements is spread over LPT lanes (EPL each),
-// so a warp holds TPW = 32 / LPT tokens at once and each lane reads 16-byte words; a token's
-// score for each of the REP query heads sharing this KV head is summed over its lanes with
-// log2(LPT) shuffles. Each lane group walks its own tokens with an online softmax, loading U
-// tokens' keys and values before using them (memory-level parallelism); the groups of a warp
-// merge by shuffles, the warps through shared memory.
-constexpr int LPT = vxa::lanes_per_token(D, EPL);
-constexpr int TPW = 32 / LPT;
-constexpr int GROUPS = WARPS * TPW;  // lane groups of the CTA, each a stream of tokens
+// One CTA per (sequence, KV head); the REP query heads that share the KV head sit in shared
+// memory. A warp takes 32 tokens at a time (chunks round-robin over the warps):
+//   scores:  each lane one token, its whole key row read in 16-byte words, all of them issued
+//            before the dot products (memory-level parallelism, no shuffles);
+//   softmax: the chunk's maximum and sum by warp reductions, folded into the warp's running
+//            (max, sum, accumulator) per query head;
+//   values:  each lane EV consecutive elements of the output; the chunk's value rows are read
+//            eight tokens at a time (coalesced across the warp) and weighted by the
+//            probabilities the score step left in shared memory.
+// The warps' partial results are merged in shared memory at the end.
+constexpr int EV = (D + 31) / 32;        // output elements per lane
+constexpr int PER = 16 / sizeof(T);      // elements per 16-byte word
+constexpr int KW = D / PER;              // words per key row
+constexpr int KB = KW < 16 ? KW : 16;    // words loaded before use (registers)
+static_assert(D % PER == 0, "rows must be whole 16-byte words");
 const int lane = threadIdx.x & 31;
 const int warp = threadIdx.x >> 5;
-const int slot = lane / LPT;  // the warp's token this lane works on
-const int d0 = (lane % LPT) * EPL;  // first element of a row this lane holds
-const int valid = D - d0;  // elements of its part that exist (<= 0: an idle lane)
-const int group = warp * TPW + slot;
 const int n_kv = k_pool_shape[1];
 const int seq = blockIdx.x / n_kv;
 const int kvh = blockIdx.x % n_kv;
@@ -29,98 +30,108 @@ const int window = iparams[0];     // 0: none
 const int ctx = ctx_lens[seq];
 const int first = window > 0 ? max(0, ctx - window) : 0;
 
-float qv[REP][EPL];
-#pragma unroll
-for (int r = 0; r < REP; ++r) {
-  const T* qrow = q + ((size_t)seq * n_kv * REP + kvh * REP + r) * D + d0;
-  vxa::load<T, EPL, false>(qrow, valid, qv[r]);  // q may sit at any offset: element loads
-#pragma unroll
-  for (int e = 0; e < EPL; ++e) qv[r][e] *= scale;
+__shared__ float s_q[REP][D];
+__shared__ float s_p[WARPS][REP][32];
+__shared__ int s_row[WARPS][32];
+for (int i = threadIdx.x; i < REP * D; i += WARPS * 32) {
+  s_q[i / D][i % D] = vxa::to_float(q[((size_t)seq * n_kv * REP + kvh * REP) * D + i]) * scale;
 }
-float m[REP], l[REP], acc[REP][EPL];
+__syncthreads();
+
+float m[REP], l[REP], acc[REP][EV];
 #pragma unroll
 for (int r = 0; r < REP; ++r) {
   m[r] = -INFINITY;
   l[r] = 0.f;
 #pragma unroll
-  for (int e = 0; e < EPL; ++e) acc[r][e] = 0.f;
+  for (int e = 0; e < EV; ++e) acc[r][e] = 0.f;
 }
+const int d0 = lane * EV;  // this lane's output elements: d0 .. d0 + EV - 1 (those < D)
 
-// Token of group g in round k: first + g + k * GROUPS. The loop runs while any group of
-// this warp has a token, so that every lane takes part in the shuffles.
-for (int k = 0; first + warp * TPW + k * GROUPS < ctx; k += U) {
-  float kf[U][EPL], vf[U][EPL];
-  bool ok[U];
+for (int c0 = first + warp * 32; c0 < ctx; c0 += WARPS * 32) {
+  const int n = min(32, ctx - c0);  // tokens in this chunk (warp-uniform)
+  const int t = c0 + lane;
+  int row = 0;  // the token's row of the pool: slot * n_kv + kvh
+  if (lane < n) row = (tables[(size_t)seq * n_blocks + t / BS] * BS + t % BS) * n_kv + kvh;
+  s_row[warp][lane] = row;
+
+  // Scores: this lane's token against the REP query heads.
+  float s[REP];
 #pragma unroll
-  for (int u = 0; u < U; ++u) {
-    const int t = first + group + (k + u) * GROUPS;
-    ok[u] = t < ctx;
-    if (ok[u]) {
-      const int block = tables[(size_t)seq * n_blocks + t / BS];
-      const size_t row = ((size_t)block * BS + t % BS) * n_kv + kvh;
-      vxa::load<T, EPL, VEC>(k_pool + row * D + d0, valid, kf[u]);
-      vxa::load<T, EPL, VEC>(v_pool + row * D + d0, valid, vf[u]);
-    } else {
+  for (int r = 0; r < REP; ++r) s[r] = 0.f;
+  const T* krow = k_pool + (size_t)row * D;
 #pragma unroll
-      for (int e = 0; e < EPL; ++e) kf[u][e] = vf[u][e] = 0.f;
+  for (int w0 = 0; w0 < KW; w0 += KB) {
+    uint4 raw[KB];
+#pragma unroll
+    for (int w = 0; w < KB; ++w) {
+      if (w0 + w < KW) raw[w] = lane < n ? vxa::word(krow, w0 + w) : uint4{0, 0, 0, 0};
+    }
+#pragma unroll
+    for (int w = 0; w < KB; ++w) {
+      if (w0 + w >= KW) continue;
+      const T* e = reinterpret_cast<const T*>(&raw[w]);
+#pragma unroll
+      for (int i = 0; i < PER; ++i) {
+        const float k = vxa::to_float(e[i]);
+#pragma unroll
+        for (int r = 0; r < REP; ++r) s[r] += s_q[r][(w0 + w) * PER + i] * k;
+      }
     }
   }
-#pragma unroll
-  for (int u = 0; u < U; ++u) {
-#pragma unroll
-    for (int r = 0; r < REP; ++r) {
-      float s = 0.f;
-#pragma unroll
-      for (int e = 0; e < EPL; ++e) s += qv[r][e] * kf[u][e];
-#pragma unroll
-      for (int off = LPT / 2; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
-      if (!ok[u]) continue;
-      if (softcap > 0.f) s = softcap * tanhf(s / softcap);
-      const float m_new = fmaxf(m[r], s);
-      const float corr = __expf(m[r] - m_new);
-      const float p = __expf(s - m_new);
-      l[r] = l[r] * corr + p;
-#pragma unroll
-      for (int e = 0; e < EPL; ++e) acc[r][e] = acc[r][e] * corr + p * vf[u][e];
-      m[r] = m_new;
-    }
-  }
-}
 
-// Merge the lane groups of each warp (same elements, different tokens) ...
-#pragma unroll
-for (int off = LPT; off < 32; off <<= 1) {
+  // Softmax over the chunk, folded into the running state.
 #pragma unroll
   for (int r = 0; r < REP; ++r) {
-    const float m_o = __shfl_xor_sync(0xffffffffu, m[r], off);
-    const float l_o = __shfl_xor_sync(0xffffffffu, l[r], off);
-    const float m_new = fmaxf(m[r], m_o);
-    const float a = m[r] == -INFINITY ? 0.f : __expf(m[r] - m_new);
-    const float b = m_o == -INFINITY ? 0.f : __expf(m_o - m_new);
-    l[r] = l[r] * a + l_o * b;
-#pragma unroll
-    for (int e = 0; e < EPL; ++e) {
-      acc[r][e] = acc[r][e] * a + __shfl_xor_sync(0xffffffffu, acc[r][e], off) * b;
-    }
+    float x = s[r];
+    if (softcap > 0.f) x = softcap * tanhf(x / softcap);
+    if (lane >= n) x = -INFINITY;
+    const float m_new = fmaxf(m[r], vxa::warp_max(x));
+    const float corr = __expf(m[r] - m_new);  // 0 on the first chunk (m = -inf)
+    const float p = __expf(x - m_new);
+    l[r] = l[r] * corr + vxa::warp_sum(p);
     m[r] = m_new;
+#pragma unroll
+    for (int e = 0; e < EV; ++e) acc[r][e] *= corr;
+    s_p[warp][r][lane] = p;
   }
+  __syncwarp();
+
+  // Values: eight tokens' rows loaded, then weighted into this lane's output elements.
+  for (int j0 = 0; j0 < n; j0 += 8) {
+    float vf[8][EV];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const bool ok = j0 + j < n;
+      const T* vrow = v_pool + (size_t)s_row[warp][ok ? j0 + j : 0] * D + d0;
+      vxa::load<T, EV>(vrow, ok ? D - d0 : 0, vf[j]);
+    }
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+#pragma unroll
+      for (int r = 0; r < REP; ++r) {
+        const float p = j0 + j < n ? s_p[warp][r][j0 + j] : 0.f;
+#pragma unroll
+        for (int e = 0; e < EV; ++e) acc[r][e] += p * vf[j][e];
+      }
+    }
+  }
+  __syncwarp();  // s_p and s_row are rewritten by the next chunk
 }
 
-// ... then the warps: each publishes (m, l, acc); every thread finishes some outputs.
+// Merge the warps: each publishes (m, l, acc); every thread finishes some outputs.
 __shared__ float s_m[WARPS][REP];
 __shared__ float s_l[WARPS][REP];
 __shared__ float s_acc[WARPS][REP][D];
-if (slot == 0) {
 #pragma unroll
-  for (int r = 0; r < REP; ++r) {
-    if (lane == 0) {
-      s_m[warp][r] = m[r];
-      s_l[warp][r] = l[r];
-    }
+for (int r = 0; r < REP; ++r) {
+  if (lane == 0) {
+    s_m[warp][r] = m[r];
+    s_l[warp][r] = l[r];
+  }
 #pragma unroll
-    for (int e = 0; e < EPL; ++e) {
-      if (e < valid) s_acc[warp][r][d0 + e] = acc[r][e];
-    }
+  for (int e = 0; e < EV; ++e) {
+    if (d0 + e < D) s_acc[warp][r][d0 + e] = acc[r][e];
   }
 }
 __syncthreads();

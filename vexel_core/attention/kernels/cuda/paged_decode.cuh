@@ -5,34 +5,60 @@
 
 namespace vxa {
 
-// Lanes that hold one row of D elements, EPL each: a power of two, so that the lanes of a
-// token are an aligned group of the warp and xor-shuffles stay inside it.
-constexpr int lanes_per_token(int d, int epl) {
-  int n = 1;
-  while (n * epl < d) n *= 2;
-  return n;
-}
-
-// Elements [0, N) of p as floats, zeros from `valid` on. VEC: p is 16-byte aligned and, when
-// valid >= N, read as whole 16-byte words.
-template <class T, int N, bool VEC>
-__device__ __forceinline__ void load(const T* p, int valid, float* out) {
-  constexpr int PER = 16 / sizeof(T);
-  if (VEC && N % PER == 0 && valid >= N) {
-#pragma unroll
-    for (int w = 0; w < N / PER; ++w) {
-      const uint4 raw = reinterpret_cast<const uint4*>(p)[w];
-      const T* e = reinterpret_cast<const T*>(&raw);
-#pragma unroll
-      for (int i = 0; i < PER; ++i) out[w * PER + i] = static_cast<float>(e[i]);
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < N; ++i) out[i] = i < valid ? static_cast<float>(p[i]) : 0.f;
-  }
-}
+template <class T>
+__device__ __forceinline__ float to_float(T x) { return static_cast<float>(x); }
 
 template <class T>
 __device__ __forceinline__ T from_float(float x) { return static_cast<T>(x); }
+
+// The w-th 16-byte word from p (16-byte aligned).
+template <class T>
+__device__ __forceinline__ uint4 word(const T* p, int w) {
+  return reinterpret_cast<const uint4*>(p)[w];
+}
+
+// Elements [0, N) of p as floats, zeros from `valid` on. Whole 8- or 16-byte words when N
+// elements make whole words and all are valid (p is then aligned to the word: the caller's
+// rows are 16-byte aligned and N elements start at a multiple of N).
+template <class T, int N>
+__device__ __forceinline__ void load(const T* p, int valid, float* out) {
+  constexpr int BYTES = N * sizeof(T);
+  if constexpr (BYTES % 8 == 0) {
+    if (valid >= N) {
+      if constexpr (BYTES % 16 == 0) {
+#pragma unroll
+        for (int w = 0; w < BYTES / 16; ++w) {
+          const uint4 raw = reinterpret_cast<const uint4*>(p)[w];
+          const T* e = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+          for (int i = 0; i < 16 / sizeof(T); ++i) out[w * (16 / sizeof(T)) + i] = to_float(e[i]);
+        }
+      } else {
+#pragma unroll
+        for (int w = 0; w < BYTES / 8; ++w) {
+          const uint2 raw = reinterpret_cast<const uint2*>(p)[w];
+          const T* e = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+          for (int i = 0; i < 8 / sizeof(T); ++i) out[w * (8 / sizeof(T)) + i] = to_float(e[i]);
+        }
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < N; ++i) out[i] = i < valid ? to_float(p[i]) : 0.f;
+}
+
+__device__ __forceinline__ float warp_max(float x) {
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, off));
+  return x;
+}
+
+__device__ __forceinline__ float warp_sum(float x) {
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) x += __shfl_xor_sync(0xffffffffu, x, off);
+  return x;
+}
 
 }  // namespace vxa
