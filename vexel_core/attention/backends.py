@@ -125,8 +125,7 @@ class _PagedAttention:
         real query, and the padded queries' outputs are dropped."""
         n = q.shape[0]
         pad = bucket_length(n) - n
-        if pad:
-            q, k, v = (mx.pad(a, [(0, pad), (0, 0), (0, 0)]) for a in (q, k, v))
+        q, k, v = (_pad_rows(a, pad) for a in (q, k, v))
         out = self.core(q.swapaxes(0, 1)[None], k.swapaxes(0, 1)[None], v.swapaxes(0, 1)[None],
                         "causal", scale, None)
         return out[0, :, :n].swapaxes(0, 1)
@@ -149,28 +148,45 @@ class _PagedAttention:
         self, q: mx.array, k: mx.array, v: mx.array, layer: int, batch: AttentionBatch,
         s: int, scale: float, softcap: float | None, window: int | None,
     ) -> tuple[list[int], mx.array]:
+        """One prefill chunk or candidate tree. Queries and keys are padded at the end to
+        `bucket_length` (except under a tree mask, which covers the step's last keys): the
+        mask hides padded keys from every real query, padded queries copy the last real
+        query's position, and their outputs are dropped."""
         plan = batch.plan()
         start = batch.query_starts[s]
         n = batch.query_lens[s]
         ctx = batch.context_lens[s]
         tree = batch.query_masks[s] if s < len(batch.query_masks) else None
         rows = slice(start, start + n)
-        mask: mx.array | str | None = None
         if self.direct_prefill and ctx == n and tree is None:
-            keys, values = k[None, rows], v[None, rows]
+            keys, values = k[rows], v[rows]
             if window is None and softcap is None:
                 return list(range(start, start + n)), self._fresh_causal(
-                    q[rows], keys[0], values[0], scale)
+                    q[rows], keys, values, scale)
         else:
             nb = -(-ctx // batch.pool.block_size)
             keys, values = batch.pool.gather(layer, batch.block_tables[s : s + 1, :nb])
-            keys, values = keys[:, :ctx], values[:, :ctx]
-        if mask is None:
-            mask = plan.memo(("seq", s, window), lambda: visible(
-                batch.positions[rows], ctx, window, tree)[None, None])
-        out = self.core(q[rows].swapaxes(0, 1)[None], keys.swapaxes(1, 2),
-                        values.swapaxes(1, 2), mask, scale, softcap)
-        return list(range(start, start + n)), out[0].swapaxes(0, 1)
+            keys, values = keys[0, :ctx], values[0, :ctx]
+        pad_q = pad_k = 0
+        if tree is None:
+            pad_q, pad_k = bucket_length(n) - n, bucket_length(ctx) - ctx
+
+        def build_mask() -> mx.array:
+            pos = batch.positions[rows]
+            if pad_q:
+                pos = mx.concatenate([pos, mx.repeat(pos[-1:], pad_q)])
+            return visible(pos, ctx + pad_k, window, tree)[None, None]
+
+        mask = plan.memo(("seq", s, window), build_mask)
+        qs, keys, values = _pad_rows(q[rows], pad_q), _pad_rows(keys, pad_k), _pad_rows(values, pad_k)
+        out = self.core(qs.swapaxes(0, 1)[None], keys.swapaxes(0, 1)[None],
+                        values.swapaxes(0, 1)[None], mask, scale, softcap)
+        return list(range(start, start + n)), out[0, :, :n].swapaxes(0, 1)
+
+
+def _pad_rows(a: mx.array, pad: int) -> mx.array:
+    """*a* ``[L, H, D]`` with *pad* rows of zeros appended."""
+    return mx.pad(a, [(0, pad), (0, 0), (0, 0)]) if pad else a
 
 
 def bucket_length(n: int) -> int:
@@ -203,15 +219,17 @@ class SDPABackend(_PagedAttention):
 class PagedBackend(_PagedAttention):
     """Decodes read keys and values through the block table: a GPU kernel where one exists
     (`vexel_core.attention.kernels`), else the reference. A fresh prompt without soft-cap or
-    window attends to its own keys with MLX's fused causal attention, as `sdpa` does (the
-    reference computes a float32 score matrix per sequence and layer, several times slower on
-    a GPU); cached prefixes, soft-caps, windows and trees take the reference path."""
+    window attends to its own keys with MLX's fused causal attention, as `sdpa` does; where
+    the kernel runs, so does every other chunk without soft-cap (the reference computes a
+    float32 score matrix per sequence and layer, several times slower on a GPU). Elsewhere
+    cached prefixes, soft-caps, windows and trees take the reference path."""
 
     name = "paged"
     direct_prefill = True
 
     def core(self, q, k, v, mask, scale, softcap):  # type: ignore[no-untyped-def]
-        if isinstance(mask, str):  # "causal": only a fresh prompt without soft-cap
+        fused = isinstance(mask, str) or kernels.kernel_backend() is not None
+        if fused and softcap is None:
             return mx.fast.scaled_dot_product_attention(q, k, v, scale=scale, mask=mask)
         return attend_by_hand(q, k, v, mask, scale, softcap)
 
