@@ -12,10 +12,9 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
+from tests import emulation
 from vexel_core.attention import kernels
 from vexel_core.attention.backends import attend_by_hand
-
-from tests import emulation
 
 BS = 16
 

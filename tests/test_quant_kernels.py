@@ -27,13 +27,12 @@ import pytest
 from gguf import GGMLQuantizationType as T
 from gguf.quants import dequantize as gguf_dequantize
 
+from tests import emulation
 from vexel_core.quant.formats import ALL_FORMATS
 from vexel_core.quant.kernels import KERNEL_TYPES, gguf_matmul, gpu_backend, library
 from vexel_core.quant.kernels.library import activation_tile
 from vexel_core.quant.measure import random_raw
 from vexel_core.quant.selection import QuantPath, row_bucket, select, select_for
-
-from tests import emulation
 
 FORMATS = {fmt.ggml_type: fmt for fmt in ALL_FORMATS}
 TYPES = sorted(KERNEL_TYPES, key=int)

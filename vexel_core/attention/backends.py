@@ -178,7 +178,8 @@ class _PagedAttention:
             return visible(pos, ctx + pad_k, window, tree)[None, None]
 
         mask = plan.memo(("seq", s, window), build_mask)
-        qs, keys, values = _pad_rows(q[rows], pad_q), _pad_rows(keys, pad_k), _pad_rows(values, pad_k)
+        qs = _pad_rows(q[rows], pad_q)
+        keys, values = _pad_rows(keys, pad_k), _pad_rows(values, pad_k)
         out = self.core(qs.swapaxes(0, 1)[None], keys.swapaxes(0, 1)[None],
                         values.swapaxes(0, 1)[None], mask, scale, softcap)
         return list(range(start, start + n)), out[0, :, :n].swapaxes(0, 1)
