@@ -220,17 +220,17 @@ class SDPABackend(_PagedAttention):
 class PagedBackend(_PagedAttention):
     """Decodes read keys and values through the block table: a GPU kernel where one exists
     (`vexel_core.attention.kernels`), else the reference. A fresh prompt without soft-cap or
-    window attends to its own keys with MLX's fused causal attention, as `sdpa` does; where
-    the kernel runs, so does every other chunk without soft-cap (the reference computes a
-    float32 score matrix per sequence and layer, several times slower on a GPU). Elsewhere
-    cached prefixes, soft-caps, windows and trees take the reference path."""
+    window attends to its own keys with MLX's fused causal attention, as `sdpa` does (the
+    reference computes a float32 score matrix per sequence and layer, several times slower on
+    a GPU); cached prefixes, soft-caps, windows and trees take the reference path. (MLX's
+    fused attention with a mask array costs ~1 s per new shape on the H200, and a GPU run of
+    the engine tests failed to launch on that path: notes/engine-gpu.md, session 4.)"""
 
     name = "paged"
     direct_prefill = True
 
     def core(self, q, k, v, mask, scale, softcap):  # type: ignore[no-untyped-def]
-        fused = isinstance(mask, str) or kernels.kernel_backend() is not None
-        if fused and softcap is None:
+        if isinstance(mask, str):  # "causal": only a fresh prompt without soft-cap
             return mx.fast.scaled_dot_product_attention(q, k, v, scale=scale, mask=mask)
         return attend_by_hand(q, k, v, mask, scale, softcap)
 
