@@ -1,0 +1,82 @@
+"""The attention backends on a mixed step, against float64 numpy: a fresh prompt, a chunk
+after a cached prefix and a decoding sequence in one batch, with and without sliding window
+and soft-cap. Prefill rows are padded to `bucket_length` inside the backends; this checks
+that the padding never reaches a real row."""
+
+from __future__ import annotations
+
+import mlx.core as mx
+import numpy as np
+import pytest
+
+from vexel_core.attention.backends import BACKENDS, bucket_length
+from vexel_core.attention.base import AttentionBatch
+from vexel_core.kvcache.pool import KVPool
+from vexel_core.model.architecture import KVSpec
+
+BS = 16
+HQ, HKV, D = 4, 2, 16
+
+
+def test_bucket_length_bounds_shapes_and_waste() -> None:
+    lengths = {bucket_length(n) for n in range(1, 8193)}
+    assert len(lengths) <= 40  # a few dozen fused-attention plans up to 8k tokens
+    for n in range(1, 20000, 7):
+        b = bucket_length(n)
+        assert b >= n and b % 64 == 0
+        assert b - n < max(64, n // 4 + 1)  # at most a quarter more rows past 64
+
+
+def reference(q, keys, values, positions, scale, softcap, window):  # type: ignore[no-untyped-def]
+    """One sequence: queries at *positions* over keys 0..len(keys)-1, float64."""
+    out = np.zeros(q.shape)
+    for i, p in enumerate(positions):
+        first = max(0, p - window + 1) if window else 0
+        for h in range(HQ):
+            kv = h // (HQ // HKV)
+            s = keys[first : p + 1, kv].astype(np.float64) @ q[i, h].astype(np.float64) * scale
+            if softcap:
+                s = softcap * np.tanh(s / softcap)
+            w = np.exp(s - s.max())
+            out[i, h] = w @ values[first : p + 1, kv].astype(np.float64) / w.sum()
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS, ids=lambda b: b.name)
+@pytest.mark.parametrize(("softcap", "window"), [(None, None), (None, 8), (30.0, None)])
+def test_mixed_step_matches_float64(backend, softcap, window, rng) -> None:  # type: ignore[no-untyped-def]
+    # Sequences: A fresh (37 new), B 50 cached + 23 new, C 19 cached + 1 new (decoding).
+    cached = [0, 50, 19]
+    new = [37, 23, 1]
+    totals = [c + n for c, n in zip(cached, new, strict=True)]
+    tables = [list(range(s * 8, s * 8 + 8)) for s in range(3)]  # 8 blocks each, disjoint
+    pool = KVPool(KVSpec(1, HKV, D, 1024, mx.float32), 24, BS)
+    keys = [rng.standard_normal((t, HKV, D)).astype(np.float32) for t in totals]
+    values = [rng.standard_normal((t, HKV, D)).astype(np.float32) for t in totals]
+
+    def slots(s: int, start: int, stop: int) -> list[int]:
+        return [tables[s][t // BS] * BS + t % BS for t in range(start, stop)]
+
+    for s, c in enumerate(cached):  # the cached prefixes, written by earlier steps
+        if c:
+            pool.write(0, mx.array(slots(s, 0, c), dtype=mx.int32),
+                       mx.array(keys[s][:c]), mx.array(values[s][:c]))
+    q = [rng.standard_normal((n, HQ, D)).astype(np.float32) for n in new]
+    positions = [list(range(c, c + n)) for c, n in zip(cached, new, strict=True)]
+    batch = AttentionBatch(
+        pool=pool, backend=backend,
+        positions=mx.array(sum(positions, []), dtype=mx.int32),
+        slot_mapping=mx.array(sum((slots(s, cached[s], totals[s]) for s in range(3)), []),
+                              dtype=mx.int32),
+        block_tables=mx.array(tables, dtype=mx.int32),
+        query_lens=new, context_lens=totals,
+        logits_rows=mx.arange(sum(new), dtype=mx.int32))
+    scale = D**-0.5
+    new_k = np.concatenate([keys[s][cached[s]:] for s in range(3)])
+    new_v = np.concatenate([values[s][cached[s]:] for s in range(3)])
+    got = np.array(backend(mx.array(np.concatenate(q)), mx.array(new_k), mx.array(new_v),
+                           layer=0, batch=batch, scale=scale, softcap=softcap, window=window))
+    want = np.concatenate([reference(q[s], keys[s], values[s], positions[s], scale, softcap,
+                                     window) for s in range(3)])
+    # float32 throughout: summation order only, 1e-5 of the output's scale
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * np.abs(want).max())
