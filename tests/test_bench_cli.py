@@ -20,6 +20,9 @@ def test_bench_prints_table_and_writes_json(tmp_path: Path) -> None:
                   "preemptions"):
         assert label in proc.stdout
     report = json.loads(out.read_text())
+    assert report["engine"]["kv_cache_memory"] == "16MiB"
+    assert report["engine"]["max_batch_size"] == 6  # bench's default: every request at once
+    assert "KV pool 16MiB" in " ".join(proc.stdout.split())  # the caption may wrap
     (vexel,) = report["results"]
     assert vexel["requests"] == 6 and vexel["generated_tokens"] == 6 * 5
     assert abs(vexel["generated_tok_per_s"] * vexel["wall_s"] - 30) < 1e-6 * 30

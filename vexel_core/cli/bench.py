@@ -63,6 +63,10 @@ def bench(model: str | None, preset: str | None, dtype: str, requests: int, prom
         "model": model, "preset": preset, "dtype": dtype if preset else None,
         "workload": workload.__dict__,
         "attention_backend": settings.engine.attention_backend,
+        # the settings that move throughput most, so that a report says what it measured
+        "engine": settings.engine.model_dump(include={
+            "max_batch_size", "max_batched_tokens", "prefill_chunk", "kv_cache_memory",
+            "kv_block_size"}),
         "results": [r.as_dict() for r in results],
     }
     if len(results) == 2 and results[1].generated_tok_per_s:
@@ -98,9 +102,12 @@ def _print_table(results: list[Any], report: dict[str, Any]) -> None:
     from rich.table import Table
 
     w = report["workload"]
+    e = report["engine"]
     table = Table(title=f"{w['num_requests']} requests x {w['prompt_len']} prompt + "
                         f"{w['output_len']} output tokens"
-                        + (f" ({report['preset']}, {report['dtype']})" if report["preset"] else ""))
+                        + (f" ({report['preset']}, {report['dtype']})" if report["preset"] else ""),
+                  caption=f"steps of at most {e['max_batched_tokens']} tokens, KV pool "
+                          f"{e['kv_cache_memory']}, {report['attention_backend']} attention")
     table.add_column("metric")
     for r in results:
         table.add_column(r.engine, justify="right")
