@@ -218,12 +218,14 @@ def _engine_with_listener(settings: Settings, events: list[str]) -> Callable[[],
 @pytest.mark.parametrize("warm_up", [True, False], ids=["warm-up", "no-warm-up"])
 def test_warm_up_runs_before_health_and_metrics_count_only_real_requests(
         model_path: Path, warm_up: bool) -> None:
-    settings = server_settings(model_path, engine={"max_batch_size": 4}, warm_up=warm_up)
+    settings = server_settings(model_path, engine={"max_batch_size": 4, "prefill_chunk": 16},
+                               warm_up=warm_up)
     events: list[str] = []
     with running_server(settings, _engine_with_listener(settings, events)) as server:
-        # Rounds of 1, 2 and 4 concurrent requests (4 = max_batch_size caps the 8), each
-        # ending at its length limit, all before the engine was handed to the routes.
-        assert events.count("finish:length") == (1 + 2 + 4 if warm_up else 0)
+        # Rounds of 1, 2 and 4 concurrent requests (4 = max_batch_size caps the 8), then a
+        # two-chunk prompt beside a short one, each ending at its length limit, all before
+        # the engine was handed to the routes.
+        assert events.count("finish:length") == (1 + 2 + 4 + 2 if warm_up else 0)
         engine = server.state.engine
         assert engine is not None
         blocks = engine.engine.blocks

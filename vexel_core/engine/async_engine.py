@@ -104,24 +104,33 @@ class AsyncEngine:
         """Pay one-time costs before real requests do: GPU kernels compile on their first use
         (NVRTC on CUDA, about a second per kernel variant; the matrix-vector kernel has one per
         decode row count), so rounds of 1, 2, 4 and 8 concurrent short requests (at most
-        max_batch_size) run a prefill and a decode step at each size. Counters are reset after
-        (`EngineStats.reset_counters`); a listener subscribed before would see the warm-up."""
+        max_batch_size) run a prefill and a decode step at each size. A last round sends a
+        prompt of two chunks beside a short request: its second chunk attends to cached
+        tokens (the path prefix-cache hits take too) in a step that also decodes. Counters
+        are reset after (`EngineStats.reset_counters`); a listener subscribed before would
+        see the warm-up."""
         await self.ready()
         engine = self.engine
         vocab = engine.model.vocab_size
-        prompt_len = max(1, min(prompt_len, engine.context_len - 2))
+        longest = engine.context_len - 2
+        prompt_len = max(1, min(prompt_len, longest))
         sizes = sorted({min(b, engine.settings.max_batch_size) for b in batches})
 
-        async def one(size: int, i: int) -> None:
-            tokens = [(31 * (size + i) + 7 * j) % vocab for j in range(prompt_len)]
-            request = GenerationRequest(f"warm-up-{size}-{i}", tokens,
+        async def one(name: str, length: int, seed: int) -> None:
+            tokens = [(31 * seed + 7 * j) % vocab for j in range(length)]
+            request = GenerationRequest(f"warm-up-{name}", tokens,
                                         SamplingParams(temperature=0.0), max_tokens=2,
                                         ignore_eos=True)
             async for _ in self.generate(request):
                 pass
 
         for size in sizes:
-            await asyncio.gather(*(one(size, i) for i in range(size)))
+            await asyncio.gather(*(one(f"{size}-{i}", prompt_len, size + i)
+                                   for i in range(size)))
+        two_chunks = engine.settings.prefill_chunk + 16
+        if two_chunks <= longest and engine.settings.max_batch_size >= 2:
+            await asyncio.gather(one("chunked", two_chunks, 1000),
+                                 one("beside", prompt_len, 1001))
         engine.stats.reset_counters()
 
     def abort(self, request_id: str) -> None:
