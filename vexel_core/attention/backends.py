@@ -223,8 +223,8 @@ class PagedBackend(_PagedAttention):
     window attends to its own keys with MLX's fused causal attention, as `sdpa` does (the
     reference computes a float32 score matrix per sequence and layer, several times slower on
     a GPU); cached prefixes, soft-caps, windows and trees take the reference path. (MLX's
-    fused attention with a mask array costs ~1 s per new shape on the H200, and a GPU run of
-    the engine tests failed to launch on that path: notes/engine-gpu.md, session 4.)"""
+    fused attention with a mask array costs ~1 s per new shape on the H200: tried for those
+    chunks, it slowed the benchmark's prefill; notes/engine-gpu.md, session 4.)"""
 
     name = "paged"
     direct_prefill = True

@@ -38,7 +38,8 @@ def kernel_backend() -> str | None:
 def supports(head_dim: int, rep: int, dtype: mx.Dtype) -> bool:
     """Whether the kernel takes these heads: rows of whole 16-byte words (so every row of a
     pool, a whole allocation, is 16-byte aligned), shared memory within 48 KiB."""
-    smem = 4 * rep * head_dim * (WARPS + 1) + 4 * WARPS * (rep + 1) * 32
+    # s_q and s_acc; s_p and s_row; s_m and s_l (paged_decode.cu), all 4-byte elements
+    smem = 4 * (rep * head_dim * (WARPS + 1) + WARPS * (rep + 1) * 32 + 2 * WARPS * rep)
     return head_dim * dtype.size % 16 == 0 and smem <= 48 * 1024
 
 
