@@ -71,6 +71,29 @@ def test_concurrent_equals_sequential(make_engine, backend: str) -> None:  # typ
     assert all(len(sequential[r.request_id][0]) == r.max_tokens for r in reqs)
 
 
+def test_a_step_that_samples_nothing_evaluates_no_empty_array(make_engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A step of mid-prompt chunks only has no logits rows. MLX's CUDA backend fails to
+    launch a kernel over an empty array ("invalid argument"), so the engine must not ask it
+    to evaluate one: it evaluates the cache writes alone."""
+    import vexel_core.engine.core as core
+
+    sizes: list[int] = []
+    real = core.mx.async_eval
+
+    def recording(*arrays):  # type: ignore[no-untyped-def]
+        for a in arrays:
+            sizes.extend(x.size for x in (a if isinstance(a, list) else [a]))
+        return real(*arrays)
+
+    monkeypatch.setattr(core.mx, "async_eval", recording)
+    engine = make_engine(prefill_chunk=8, max_batched_tokens=8)
+    prompt = [1] + list(range(260, 290))  # 31 tokens: three steps sample nothing
+    (out,) = run_to_completion(engine, [GenerationRequest("long", prompt, GREEDY, max_tokens=2,
+                                                          ignore_eos=True)])["long"].values()
+    assert len(out) == 2
+    assert sizes and min(sizes) > 0
+
+
 @pytest.mark.parametrize("backend", ["sdpa", "paged"])
 def test_preemption_under_a_tiny_pool_keeps_outputs(make_engine, backend: str) -> None:  # type: ignore[no-untyped-def]
     reqs = _requests(16, seed=1)

@@ -269,7 +269,10 @@ class LLMEngine:
                 ahead=ahead)
             mx.async_eval(sample.arrays(), self.pool.k, self.pool.v)
         else:
-            mx.async_eval(result.logits, self.pool.k, self.pool.v)
+            # Nothing samples (mid-prompt chunks only): the cache writes alone. The logits
+            # have no rows, and on CUDA a kernel launched over nothing fails ("invalid
+            # argument"), which the H200 showed for every prompt longer than one chunk.
+            mx.async_eval(self.pool.k, self.pool.v)
         return _InFlight(schedule, pairs, sample)
 
     def _sampling_rows(
