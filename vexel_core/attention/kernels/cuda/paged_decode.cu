@@ -1,12 +1,12 @@
 // Paged decode attention: one query token per sequence, keys and values read through the
-// block table, never gathered. Template arguments: T (element type), D (head size), REP
-// (query heads per KV head; D * sizeof(T) a multiple of 16, so every row of the pools is
-// 16-byte aligned), BS (tokens per KV block), WARPS (warps per CTA).
+// block table, never gathered. Template arguments: T (element type), D (head size, with
+// D * sizeof(T) a multiple of 16, so every row of the pools is 16-byte aligned), REP (query
+// heads per KV head), BS (tokens per KV block), WARPS (warps per CTA).
 //
 // One CTA per (sequence, KV head); the REP query heads that share the KV head sit in shared
 // memory. A warp takes 32 tokens at a time (chunks round-robin over the warps):
-//   scores:  each lane one token, its whole key row read in 16-byte words, all of them issued
-//            before the dot products (memory-level parallelism, no shuffles);
+//   scores:  each lane one token, its key row read in 16-byte words, up to 16 of them issued
+//            before the dot products use them (memory-level parallelism, no shuffles);
 //   softmax: the chunk's maximum and sum by warp reductions, folded into the warp's running
 //            (max, sum, accumulator) per query head;
 //   values:  each lane EV consecutive elements of the output; the chunk's value rows are read
