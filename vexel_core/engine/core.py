@@ -263,8 +263,11 @@ class LLMEngine:
         sample = None
         if pairs:
             ahead = 1 if device_tokens is not None else 0
+            logits = result.logits
+            if logit_rows != list(range(logits.shape[0])):  # forks, aborts: pick the rows
+                logits = logits[mx.array(logit_rows, dtype=mx.int32)]
             sample = self.sampler.launch(
-                result.logits[mx.array(logit_rows, dtype=mx.int32)],
+                logits,
                 [st.request.sampling for st, _ in pairs], [ss.history for _, ss in pairs],
                 ahead=ahead)
             mx.async_eval(sample.arrays(), self.pool.k, self.pool.v)
