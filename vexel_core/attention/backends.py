@@ -99,13 +99,9 @@ class _PagedAttention:
             parts.append((plan.decode_rows, self._decode(q, layer, batch, scale, softcap, window)))
         for s in plan.prefill_seqs:
             parts.append(self._one_sequence(q, k, v, layer, batch, s, scale, softcap, window))
-        if len(parts) == 1:
-            rows, out = parts[0]
-            if rows != list(range(q.shape[0])):
-                out = out[mx.argsort(mx.array(rows))]
-        else:
-            rows = [r for rs, _ in parts for r in rs]
-            out = mx.concatenate([o for _, o in parts], axis=0)
+        rows = [r for rs, _ in parts for r in rs]
+        out = parts[0][1] if len(parts) == 1 else mx.concatenate([o for _, o in parts], axis=0)
+        if rows != list(range(q.shape[0])):  # usually in order: decodes come first
             out = out[mx.argsort(mx.array(rows, dtype=mx.int32))]
         if self.direct_prefill and plan.prefill_seqs:
             # Fresh prompts read this step's k/v, not the pool, so nothing in the layer needs
