@@ -274,7 +274,8 @@ class LLMEngine:
         else:
             # Nothing samples (mid-prompt chunks only): the cache writes alone. The logits
             # have no rows, and on CUDA a kernel launched over nothing fails ("invalid
-            # argument"), which the H200 showed for every prompt longer than one chunk.
+            # argument"): the engine tests' failure on the H200, and any prompt longer than
+            # one chunk alone in a step.
             mx.async_eval(self.pool.k, self.pool.v)
         return _InFlight(schedule, pairs, sample)
 

@@ -17,6 +17,19 @@ __device__ __forceinline__ uint4 word(const T* p, int w) {
   return reinterpret_cast<const uint4*>(p)[w];
 }
 
+// Elements [0, N) of p as floats, read as N * sizeof(T) / sizeof(Word) whole words.
+template <class Word, class T, int N>
+__device__ __forceinline__ void load_words(const T* p, float* out) {
+  constexpr int PER = sizeof(Word) / sizeof(T);
+#pragma unroll
+  for (int w = 0; w < N / PER; ++w) {
+    const Word raw = reinterpret_cast<const Word*>(p)[w];
+    const T* e = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+    for (int i = 0; i < PER; ++i) out[w * PER + i] = to_float(e[i]);
+  }
+}
+
 // Elements [0, N) of p as floats, zeros from `valid` on. Whole 8- or 16-byte words when N
 // elements make whole words and all are valid (p is then aligned to the word: the caller's
 // rows are 16-byte aligned and N elements start at a multiple of N).
@@ -26,21 +39,9 @@ __device__ __forceinline__ void load(const T* p, int valid, float* out) {
   if constexpr (BYTES % 8 == 0) {
     if (valid >= N) {
       if constexpr (BYTES % 16 == 0) {
-#pragma unroll
-        for (int w = 0; w < BYTES / 16; ++w) {
-          const uint4 raw = reinterpret_cast<const uint4*>(p)[w];
-          const T* e = reinterpret_cast<const T*>(&raw);
-#pragma unroll
-          for (int i = 0; i < 16 / sizeof(T); ++i) out[w * (16 / sizeof(T)) + i] = to_float(e[i]);
-        }
+        load_words<uint4, T, N>(p, out);
       } else {
-#pragma unroll
-        for (int w = 0; w < BYTES / 8; ++w) {
-          const uint2 raw = reinterpret_cast<const uint2*>(p)[w];
-          const T* e = reinterpret_cast<const T*>(&raw);
-#pragma unroll
-          for (int i = 0; i < 8 / sizeof(T); ++i) out[w * (8 / sizeof(T)) + i] = to_float(e[i]);
-        }
+        load_words<uint2, T, N>(p, out);
       }
       return;
     }
