@@ -67,21 +67,27 @@ def emulator(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyp
     return emulation.build(tmp_path_factory.mktemp("attention"), "run_attention.cpp", [cuda])
 
 
-def emulated_decode(binary, q, k_pool, v_pool, tables, ctx, scale, softcap, window):  # type: ignore[no-untyped-def]
+def emulated_decode(binary, q, k_pool, v_pool, tables, ctx, scale, softcap, window, splits):  # type: ignore[no-untyped-def]
     B, Hq, D = q.shape
     Hkv = k_pool.shape[1]
     args = [B, Hq, Hkv, D, k_pool.shape[0] // BS, BS, tables.shape[1],
-            int(q.dtype == mx.bfloat16), repr(scale), softcap or 0.0, window or 0]
+            int(q.dtype == mx.bfloat16), repr(scale), softcap or 0.0, window or 0, splits]
     data = b"".join(np.array(a.view(mx.uint8)).tobytes() for a in (q, k_pool, v_pool))
     data += np.asarray(tables, np.int32).tobytes() + np.asarray(ctx, np.int32).tobytes()
     out = np.frombuffer(emulation.run(binary, args, data), np.uint8)
+    if splits > 1:  # the spans, merged as `paged_decode` merges them
+        part = mx.array(out).view(mx.float32).reshape(B, Hq, splits, 2 + D)
+        return kernels.merge_splits(part, q.dtype)
     return mx.array(out).view(q.dtype).reshape(B, Hq, D)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"B{c[0]}-H{c[1]}/{c[2]}-D{c[3]}")
 @pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16])
-@pytest.mark.parametrize("path", ["device", "emulated_cuda"])
-def test_paged_decode_matches_float64(case, dtype, path, rng, request) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(("path", "splits"), [("device", 1), ("device", 3),
+                                               ("emulated_cuda", 1), ("emulated_cuda", 3)])
+def test_paged_decode_matches_float64(case, dtype, path, splits, rng, request) -> None:  # type: ignore[no-untyped-def]
+    """*splits* 3: each context in three spans merged after (a small batch's path); spans
+    of short sequences are empty."""
     B, Hq, Hkv, D, ctx, softcap, window = case
     nb = max(-(-c // BS) for c in ctx)
     n_blocks = B * nb + 5
@@ -95,10 +101,12 @@ def test_paged_decode_matches_float64(case, dtype, path, rng, request) -> None: 
     mt, mc = mx.array(tables), mx.array(np.array(ctx, dtype=np.int32))
     if path == "emulated_cuda":
         binary = request.getfixturevalue("emulator")
-        got = emulated_decode(binary, *args, tables, ctx, scale, softcap, window)
+        got = emulated_decode(binary, *args, tables, ctx, scale, softcap, window, splits)
     elif kernels.kernel_backend() is not None:
         got = kernels.paged_decode(*args, mt, mc, block_size=BS, scale=scale, softcap=softcap,
-                                   window=window, init_value=float("nan"))
+                                   window=window, init_value=float("nan"), splits=splits)
+    elif splits > 1:
+        pytest.skip("the reference path has no spans")
     else:
         got = reference_decode(*args, mt, mc, scale, softcap, window)
     got = np.array(got.astype(mx.float32))
@@ -110,3 +118,11 @@ def test_paged_decode_matches_float64(case, dtype, path, rng, request) -> None: 
     tol = 1e-4 if dtype == mx.float32 else 1.6e-2
     assert not np.isnan(got).any()
     np.testing.assert_allclose(got, want, rtol=0, atol=tol * np.abs(want).max())
+
+
+def test_split_count_fills_the_gpu_only_for_small_batches_and_long_contexts() -> None:
+    # one request, Llama-3 heads: 8 CTAs alone; spans of at least MIN_SPAN tokens
+    assert kernels.split_count(1, 8, 200) == 1
+    assert kernels.split_count(1, 8, 4096) == 4096 // kernels.MIN_SPAN
+    assert kernels.split_count(1, 8, 10**6) == kernels.TARGET_CTAS // 8
+    assert kernels.split_count(64, 8, 4096) == 1  # 512 CTAs already

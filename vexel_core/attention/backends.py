@@ -245,7 +245,7 @@ class PagedBackend(_PagedAttention):
         return kernels.paged_decode(
             q, pool.k[layer], pool.v[layer], plan.decode_tables, plan.decode_ctx,
             block_size=pool.block_size, scale=scale, softcap=softcap, window=window,
-            backend=backend)
+            backend=backend, max_context=plan.decode_max_ctx)
 
 
 BACKENDS = [SDPABackend(), PagedBackend()]

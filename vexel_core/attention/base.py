@@ -67,6 +67,7 @@ class StepPlan:
     decode_tables: mx.array  # [B_decode, nb] their block tables, cut to the longest
     decode_ctx: mx.array  # [B_decode] their context lengths
     prefill_seqs: list[int]  # sequences attended one at a time
+    decode_max_ctx: int = 0  # the longest decoding context (host-side)
     _memo: dict[object, mx.array] = field(default_factory=dict)
 
     def memo(self, key: object, make: Callable[[], mx.array]) -> mx.array:
@@ -90,7 +91,8 @@ class StepPlan:
         else:
             tables = mx.zeros((0, 1), dtype=mx.int32)
         ctx = mx.array([batch.context_lens[s] for s in decode], dtype=mx.int32)
-        return StepPlan([starts[s] for s in decode], tables, ctx, others)
+        max_ctx = max((batch.context_lens[s] for s in decode), default=0)
+        return StepPlan([starts[s] for s in decode], tables, ctx, others, max_ctx)
 
 
 class AttentionBackend(Protocol):

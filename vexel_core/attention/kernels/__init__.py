@@ -21,6 +21,8 @@ import mlx.core as mx
 
 _HERE = Path(__file__).parent
 WARPS = 4
+TARGET_CTAS = 128  # about one per SM of an H200 (132)
+MIN_SPAN = 512  # context tokens per CTA below which splitting costs more than it gains
 _INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams"]
 
 
@@ -47,24 +49,44 @@ def supports(head_dim: int, rep: int, dtype: mx.Dtype) -> bool:
 def _kernel(backend: str) -> Any:
     if backend == "cuda":
         return mx.fast.cuda_kernel(
-            name="vx_paged_decode", input_names=_INPUTS, output_names=["out"],
+            name="vx_paged_decode", input_names=_INPUTS, output_names=["out", "part"],
             source=(_HERE / "cuda" / "paged_decode.cu").read_text(),
             header=(_HERE / "cuda" / "paged_decode.cuh").read_text())
     return mx.fast.metal_kernel(
-        name="vx_paged_decode", input_names=_INPUTS, output_names=["out"],
+        name="vx_paged_decode", input_names=_INPUTS, output_names=["out", "part"],
         source=(_HERE / "metal" / "paged_decode.metal").read_text())
+
+
+def split_count(batch: int, n_kv_heads: int, max_context: int) -> int:
+    """Spans to split each sequence's context into: enough CTAs to fill the GPU when the batch
+    alone does not, never spans under `MIN_SPAN` tokens. 1 for most batched decoding."""
+    by_gpu = TARGET_CTAS // (batch * n_kv_heads)
+    return max(1, min(by_gpu, max_context // MIN_SPAN))
+
+
+def merge_splits(part: mx.array, dtype: mx.Dtype) -> mx.array:
+    """``part[B, Hq, S, 2 + D]`` (max, sum, accumulator per span) -> ``[B, Hq, D]``. A span
+    with no tokens has max -inf and weighs nothing; the first span of a sequence always has
+    tokens, so the largest max is finite."""
+    m, total, acc = part[..., 0], part[..., 1], part[..., 2:]
+    w = mx.exp(m - m.max(axis=-1, keepdims=True))
+    out = (w[..., None] * acc).sum(axis=-2) / (w * total).sum(axis=-1)[..., None]
+    return out.astype(dtype)
 
 
 def paged_decode(
     q: mx.array, k_pool: mx.array, v_pool: mx.array, tables: mx.array, ctx_lens: mx.array,
     *, block_size: int, scale: float, softcap: float | None = None, window: int | None = None,
     backend: str | None = None, init_value: float | None = None,
+    max_context: int = 0, splits: int | None = None,
 ) -> mx.array:
     """Attention of one query token per sequence over its cached keys.
 
     ``q[B, Hq, D]``; pools ``[slots, Hkv, D]``; ``tables[B, nb]`` int32 block ids;
     ``ctx_lens[B]`` tokens each query sees (the newest ones, within *window*).
-    Returns ``[B, Hq, D]`` in q's dtype. *init_value* poisons the output before the run
+    *max_context* (the longest of ``ctx_lens``, known on the host) lets a small batch split
+    its contexts over more CTAs (`split_count`); *splits* forces a count (tests).
+    Returns ``[B, Hq, D]`` in q's dtype. *init_value* poisons the outputs before the run
     (tests). Raises ValueError when no kernel runs on this device or `supports` says no.
     """
     backend = backend or kernel_backend()
@@ -78,15 +100,17 @@ def paged_decode(
     if not supports(D, Hq // Hkv, q.dtype):
         raise ValueError(f"paged_decode does not take heads of {D} x {q.dtype} with "
                          f"{Hq // Hkv} query heads per KV head")
+    S = splits or split_count(B, Hkv, max_context)
     threads = WARPS * 32
     extra = {} if init_value is None else {"init_value": init_value}
-    (out,) = _kernel(backend)(
+    out, part = _kernel(backend)(
         inputs=[q, k_pool, v_pool, tables.astype(mx.int32), ctx_lens.astype(mx.int32),
                 mx.array([scale, softcap or 0.0], dtype=mx.float32),
-                mx.array([window or 0], dtype=mx.int32)],
+                mx.array([window or 0, S], dtype=mx.int32)],
         template=[("T", q.dtype), ("D", D), ("REP", Hq // Hkv), ("BS", block_size),
                   ("WARPS", WARPS)],
-        grid=(B * Hkv * threads, 1, 1), threadgroup=(threads, 1, 1),
-        output_shapes=[(B, Hq, D)], output_dtypes=[q.dtype], **extra,
+        grid=(B * Hkv * S * threads, 1, 1), threadgroup=(threads, 1, 1),
+        output_shapes=[(B, Hq, D), (B, Hq, S, 2 + D) if S > 1 else (1,)],
+        output_dtypes=[q.dtype, mx.float32], **extra,
     )
-    return out
+    return out if S == 1 else merge_splits(part, q.dtype)

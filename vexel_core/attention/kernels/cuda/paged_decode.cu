@@ -13,6 +13,12 @@
 //            eight tokens at a time (coalesced across the warp) and weighted by the
 //            probabilities the score step left in shared memory.
 // The warps' partial results are merged in shared memory at the end.
+//
+// Split context (iparams[1] = S > 1, for batches too small to fill the GPU): CTA
+// (sequence, KV head, split) takes one span of the context and writes its (max, sum,
+// accumulator) per query head to `part` [B, Hq, S, 2 + D] float32 instead of `out`; the
+// caller merges the spans (`merge_splits`). S is a runtime value: every template value
+// costs a compile.
 constexpr int EV = (D + 31) / 32;        // output elements per lane
 constexpr int PER = 16 / sizeof(T);      // elements per 16-byte word
 constexpr int KW = D / PER;              // words per key row
@@ -21,14 +27,19 @@ static_assert(D % PER == 0, "rows must be whole 16-byte words");
 const int lane = threadIdx.x & 31;
 const int warp = threadIdx.x >> 5;
 const int n_kv = k_pool_shape[1];
-const int seq = blockIdx.x / n_kv;
-const int kvh = blockIdx.x % n_kv;
+const int splits = iparams[1];
+const int split = blockIdx.x % splits;
+const int seq = blockIdx.x / splits / n_kv;
+const int kvh = blockIdx.x / splits % n_kv;
 const int n_blocks = tables_shape[1];
 const float scale = fparams[0];
 const float softcap = fparams[1];  // 0: none
 const int window = iparams[0];     // 0: none
 const int ctx = ctx_lens[seq];
 const int first = window > 0 ? max(0, ctx - window) : 0;
+const int span = ((ctx - first + splits - 1) / splits + 31) / 32 * 32;  // whole chunks
+const int lo = first + split * span;   // this CTA's tokens: [lo, hi)
+const int hi = min(ctx, lo + span);
 
 __shared__ float s_q[REP][D];
 __shared__ float s_p[WARPS][REP][32];
@@ -48,8 +59,8 @@ for (int r = 0; r < REP; ++r) {
 }
 const int d0 = lane * EV;  // this lane's output elements: d0 .. d0 + EV - 1 (those < D)
 
-for (int c0 = first + warp * 32; c0 < ctx; c0 += WARPS * 32) {
-  const int n = min(32, ctx - c0);  // tokens in this chunk (warp-uniform)
+for (int c0 = lo + warp * 32; c0 < hi; c0 += WARPS * 32) {
+  const int n = min(32, hi - c0);  // tokens in this chunk (warp-uniform)
   const int t = c0 + lane;
   int row = 0;  // the token's row of the pool: slot * n_kv + kvh
   if (lane < n) row = (tables[(size_t)seq * n_blocks + t / BS] * BS + t % BS) * n_kv + kvh;
@@ -148,6 +159,15 @@ for (int i = threadIdx.x; i < REP * D; i += WARPS * 32) {
     num += s_acc[w][r][d] * f;
     den += s_l[w][r] * f;
   }
-  out[((size_t)seq * n_kv * REP + kvh * REP + r) * D + d] =
-      vxa::from_float<T>(den > 0.f ? num / den : 0.f);
+  const size_t head = (size_t)seq * n_kv * REP + kvh * REP + r;
+  if (splits == 1) {
+    out[head * D + d] = vxa::from_float<T>(den > 0.f ? num / den : 0.f);
+  } else {
+    float* p = part + (head * splits + split) * (2 + D);
+    if (d == 0) {
+      p[0] = big;  // -inf for a span with no tokens (a shorter sequence of the batch)
+      p[1] = den;
+    }
+    p[2 + d] = num;
+  }
 }

@@ -2,20 +2,26 @@
 // ../cuda/paged_decode.cu. One threadgroup per (sequence, KV head), the REP query heads in
 // threadgroup memory; a simdgroup takes 32 tokens at a time: a lane per token for the scores,
 // simdgroup reductions for the softmax, eight value rows at a time into each lane's EV output
-// elements; the simdgroups' partial results merged in threadgroup memory.
+// elements; the simdgroups' partial results merged in threadgroup memory. With iparams[1] =
+// S > 1 each threadgroup takes one span of the context and writes `part` (see the CUDA file).
 // NEVER COMPILED OR RUN: no Apple Silicon machine exists where this project is built.
 constexpr int EV = (D + 31) / 32;
 const int lane = int(thread_position_in_threadgroup.x & 31);
 const int warp = int(thread_position_in_threadgroup.x >> 5);
 const int n_kv = k_pool_shape[1];
-const int seq = threadgroup_position_in_grid.x / n_kv;
-const int kvh = threadgroup_position_in_grid.x % n_kv;
+const int splits = iparams[1];
+const int split = int(threadgroup_position_in_grid.x) % splits;
+const int seq = int(threadgroup_position_in_grid.x) / splits / n_kv;
+const int kvh = int(threadgroup_position_in_grid.x) / splits % n_kv;
 const int n_blocks = tables_shape[1];
 const float scale = fparams[0];
 const float softcap = fparams[1];
 const int window = iparams[0];
 const int ctx = ctx_lens[seq];
 const int first = window > 0 ? max(0, ctx - window) : 0;
+const int span = ((ctx - first + splits - 1) / splits + 31) / 32 * 32;
+const int lo = first + split * span;
+const int hi = min(ctx, lo + span);
 
 threadgroup float s_q[REP][D];
 threadgroup float s_p[WARPS][REP][32];
@@ -33,8 +39,8 @@ for (int r = 0; r < REP; ++r) {
 }
 const int d0 = lane * EV;
 
-for (int c0 = first + warp * 32; c0 < ctx; c0 += WARPS * 32) {
-  const int n = min(32, ctx - c0);
+for (int c0 = lo + warp * 32; c0 < hi; c0 += WARPS * 32) {
+  const int n = min(32, hi - c0);
   const int t = c0 + lane;
   int row = 0;
   if (lane < n) row = (tables[size_t(seq) * n_blocks + t / BS] * BS + t % BS) * n_kv + kvh;
@@ -105,5 +111,15 @@ for (uint i = thread_position_in_threadgroup.x; i < REP * D; i += WARPS * 32) {
     num += s_acc[w][r][d] * f;
     den += s_l[w][r] * f;
   }
-  out[(size_t(seq) * n_kv * REP + kvh * REP + r) * D + d] = T(den > 0.f ? num / den : 0.f);
+  const size_t head = size_t(seq) * n_kv * REP + kvh * REP + r;
+  if (splits == 1) {
+    out[head * D + d] = T(den > 0.f ? num / den : 0.f);
+  } else {
+    const size_t p = (head * splits + split) * (2 + D);
+    if (d == 0) {
+      part[p] = big;
+      part[p + 1] = den;
+    }
+    part[p + 2 + d] = num;
+  }
 }
