@@ -75,9 +75,6 @@ def emulated_decode(binary, q, k_pool, v_pool, tables, ctx, scale, softcap, wind
     data = b"".join(np.array(a.view(mx.uint8)).tobytes() for a in (q, k_pool, v_pool))
     data += np.asarray(tables, np.int32).tobytes() + np.asarray(ctx, np.int32).tobytes()
     out = np.frombuffer(emulation.run(binary, args, data), np.uint8)
-    if splits > 1:  # the spans, merged as `paged_decode` merges them
-        part = mx.array(out).view(mx.float32).reshape(B, Hq, splits, 2 + D)
-        return kernels.merge_splits(part, q.dtype)
     return mx.array(out).view(q.dtype).reshape(B, Hq, D)
 
 

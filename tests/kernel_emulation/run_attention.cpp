@@ -2,8 +2,8 @@
 // on the CPU; built and driven by tests/test_attention_kernels.py. Usage:
 //   run_attention B HQ HKV D N_BLOCKS BS NB BF16 SCALE SOFTCAP WINDOW SPLITS < inputs > out
 // Inputs on stdin: q [B, HQ, D], k_pool and v_pool [N_BLOCKS * BS, HKV, D] (float32, or
-// bfloat16 with BF16=1), tables [B, NB] and context lengths [B] (int32). Writes out [B, HQ, D]
-// with SPLITS = 1, else the spans' float32 part [B, HQ, SPLITS, 2 + D].
+// bfloat16 with BF16=1), tables [B, NB] and context lengths [B] (int32). Writes out [B, HQ, D];
+// with SPLITS > 1 the spans go through paged_decode_merge.cu, as on the GPU.
 #include "attention_on_cpu.h"
 #include "launch_on_cpu.h"
 
@@ -18,6 +18,11 @@ void body(const T* q, const T* k_pool, const T* v_pool, const int* tables, const
           const float* fparams, const int* iparams, T* out, float* part,
           const int* k_pool_shape, const int* tables_shape) {
 #include "paged_decode.cu"
+}
+
+template <class T, int D>
+void merge_body(const float* part, T* out, const int* part_shape) {
+#include "paged_decode_merge.cu"
 }
 
 template <class T, int D, int REP>
@@ -42,8 +47,15 @@ int run(int B, int hkv, int n_slots, int nb, float scale, float softcap, int win
     body<T, D, REP, 16>(q.data(), k.data(), v.data(), tables.data(), ctx.data(), fparams,
                         iparams, out.data(), part.data(), k_shape, t_shape);
   });
-  if (splits == 1) fwrite(out.data(), sizeof(T), out.size(), stdout);
-  else fwrite(part.data(), sizeof(float), part.size(), stdout);
+  if (splits > 1) {
+    const int p_shape[4] = {B, hq, splits, 2 + D};
+    const int threads = 256;
+    launch((B * hq * D + threads - 1) / threads, threads, [&] {
+      blockDim.x = threads;
+      merge_body<T, D>(part.data(), out.data(), p_shape);
+    });
+  }
+  fwrite(out.data(), sizeof(T), out.size(), stdout);
   return 0;
 }
 

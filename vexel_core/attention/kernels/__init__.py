@@ -22,7 +22,7 @@ import mlx.core as mx
 _HERE = Path(__file__).parent
 WARPS = 4
 TARGET_CTAS = 128  # about one per SM of an H200 (132)
-MIN_SPAN = 512  # context tokens per CTA below which splitting costs more than it gains
+MIN_SPAN = 1024  # context tokens per CTA below which splitting should not pay (unmeasured)
 _INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams"]
 
 
@@ -64,14 +64,28 @@ def split_count(batch: int, n_kv_heads: int, max_context: int) -> int:
     return max(1, min(by_gpu, max_context // MIN_SPAN))
 
 
-def merge_splits(part: mx.array, dtype: mx.Dtype) -> mx.array:
-    """``part[B, Hq, S, 2 + D]`` (max, sum, accumulator per span) -> ``[B, Hq, D]``. A span
-    with no tokens has max -inf and weighs nothing; the first span of a sequence always has
-    tokens, so the largest max is finite."""
-    m, total, acc = part[..., 0], part[..., 1], part[..., 2:]
-    w = mx.exp(m - m.max(axis=-1, keepdims=True))
-    out = (w[..., None] * acc).sum(axis=-2) / (w * total).sum(axis=-1)[..., None]
-    return out.astype(dtype)
+@cache
+def _merge_kernel(backend: str) -> Any:
+    if backend == "cuda":
+        return mx.fast.cuda_kernel(
+            name="vx_paged_decode_merge", input_names=["part"], output_names=["out"],
+            source=(_HERE / "cuda" / "paged_decode_merge.cu").read_text(),
+            header=(_HERE / "cuda" / "paged_decode.cuh").read_text())
+    return mx.fast.metal_kernel(
+        name="vx_paged_decode_merge", input_names=["part"], output_names=["out"],
+        source=(_HERE / "metal" / "paged_decode_merge.metal").read_text())
+
+
+def merge_splits(part: mx.array, dtype: mx.Dtype, backend: str) -> mx.array:
+    """``part[B, Hq, S, 2 + D]`` (max, sum, accumulator per span) -> ``[B, Hq, D]``, in one
+    launch (`paged_decode_merge.cu`)."""
+    B, Hq, _, width = part.shape
+    D = width - 2
+    (out,) = _merge_kernel(backend)(
+        inputs=[part], template=[("T", dtype), ("D", D)],
+        grid=(B * Hq * D, 1, 1), threadgroup=(256, 1, 1),
+        output_shapes=[(B, Hq, D)], output_dtypes=[dtype])
+    return out
 
 
 def paged_decode(
@@ -85,7 +99,8 @@ def paged_decode(
     ``q[B, Hq, D]``; pools ``[slots, Hkv, D]``; ``tables[B, nb]`` int32 block ids;
     ``ctx_lens[B]`` tokens each query sees (the newest ones, within *window*).
     *max_context* (the longest of ``ctx_lens``, known on the host) lets a small batch split
-    its contexts over more CTAs (`split_count`); *splits* forces a count (tests).
+    its contexts over more CTAs (`split_count`), whose spans a second kernel merges;
+    *splits* forces a count (tests).
     Returns ``[B, Hq, D]`` in q's dtype. *init_value* poisons the outputs before the run
     (tests). Raises ValueError when no kernel runs on this device or `supports` says no.
     """
@@ -113,4 +128,4 @@ def paged_decode(
         output_shapes=[(B, Hq, D), (B, Hq, S, 2 + D) if S > 1 else (1,)],
         output_dtypes=[q.dtype, mx.float32], **extra,
     )
-    return out if S == 1 else merge_splits(part, q.dtype)
+    return out if S == 1 else merge_splits(part, q.dtype, backend)
