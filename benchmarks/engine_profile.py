@@ -109,7 +109,7 @@ def main() -> None:
     def writes() -> None:
         for layer in range(layers):
             pool.write(layer, batch.slot_mapping, k, k)
-        mx.eval(pool.k, pool.v)
+        mx.eval(pool.all_written())
 
     def gathers() -> None:
         outs = [pool.gather(layer, plan.decode_tables) for layer in range(layers)]

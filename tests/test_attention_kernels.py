@@ -15,6 +15,7 @@ import pytest
 from tests import emulation
 from vexel_core.attention import kernels
 from vexel_core.attention.backends import attend_by_hand
+from vexel_core.gpu import kernel_backend
 
 BS = 16
 
@@ -99,7 +100,7 @@ def test_paged_decode_matches_float64(case, dtype, path, splits, rng, request) -
     if path == "emulated_cuda":
         binary = request.getfixturevalue("emulator")
         got = emulated_decode(binary, *args, tables, ctx, scale, softcap, window, splits)
-    elif kernels.kernel_backend() is not None:
+    elif kernel_backend() is not None:
         got = kernels.paged_decode(*args, mt, mc, block_size=BS, scale=scale, softcap=softcap,
                                    window=window, init_value=float("nan"), splits=splits)
     elif splits > 1:

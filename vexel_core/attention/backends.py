@@ -20,6 +20,7 @@ import mlx.core as mx
 
 from vexel_core.attention import kernels
 from vexel_core.attention.base import AttentionBatch
+from vexel_core.gpu import kernel_backend
 
 NEG_INF = float("-inf")
 
@@ -108,7 +109,7 @@ class _PagedAttention:
             # the cache write: it would wait for the end of the step, every layer's k/v held
             # until then (peak of one 16 x 512-token prefill step on the CPU: 468 MB, 388 MB
             # with the write tied to its layer).
-            out = mx.depends(out, [pool.k[layer], pool.v[layer]])
+            out = mx.depends(out, pool.written(layer))
         return out
 
     # A fresh prompt (nothing cached before it) may attend to this step's k/v directly
@@ -234,7 +235,7 @@ class PagedBackend(_PagedAttention):
         self, q: mx.array, layer: int, batch: AttentionBatch, scale: float,
         softcap: float | None, window: int | None,
     ) -> mx.array:
-        backend = kernels.kernel_backend()
+        backend = kernel_backend()
         pool = batch.pool
         rep = q.shape[1] // pool.k[layer].shape[1]
         if backend is None or not kernels.supports(q.shape[-1], rep, q.dtype):
@@ -245,7 +246,7 @@ class PagedBackend(_PagedAttention):
         return kernels.paged_decode(
             q, pool.k[layer], pool.v[layer], plan.decode_tables, plan.decode_ctx,
             block_size=pool.block_size, scale=scale, softcap=softcap, window=window,
-            backend=backend, max_context=plan.decode_max_ctx)
+            backend=backend, max_context=plan.decode_max_ctx, after=pool.read_token(layer))
 
 
 BACKENDS = [SDPABackend(), PagedBackend()]

@@ -28,6 +28,7 @@ from vexel_core.engine.request import (
 from vexel_core.engine.runner import ModelRunner
 from vexel_core.engine.scheduler import Schedule, ScheduledSeq, Scheduler
 from vexel_core.errors import ConfigError, RequestError
+from vexel_core.gpu import kernel_backend
 from vexel_core.kvcache.blocks import BlockManager, OutOfBlocks
 from vexel_core.kvcache.pool import KVPool
 from vexel_core.logs import get_logger
@@ -82,8 +83,6 @@ def resolve_backend(name: str) -> str:
     MLX's fused attention elsewhere."""
     if name != "auto":
         return name
-    from vexel_core.attention.kernels import kernel_backend
-
     return "paged" if kernel_backend() is not None else "sdpa"
 
 
@@ -270,13 +269,13 @@ class LLMEngine:
                 logits,
                 [st.request.sampling for st, _ in pairs], [ss.history for _, ss in pairs],
                 ahead=ahead)
-            mx.async_eval(sample.arrays(), self.pool.k, self.pool.v)
+            mx.async_eval(sample.arrays(), self.pool.all_written())
         else:
             # Nothing samples (mid-prompt chunks only): the cache writes alone. The logits
             # have no rows, and on CUDA a kernel launched over nothing fails ("invalid
             # argument"): the engine tests' failure on the H200, and any prompt longer than
             # one chunk alone in a step.
-            mx.async_eval(self.pool.k, self.pool.v)
+            mx.async_eval(self.pool.all_written())
         return _InFlight(schedule, pairs, sample)
 
     def _sampling_rows(

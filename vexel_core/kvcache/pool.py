@@ -3,24 +3,56 @@
 Slot ``b * block_size + i`` is token ``i`` of block ``b``. The pool knows nothing of
 sequences; `BlockManager` decides which blocks a sequence owns, and the attention backends
 read and write through block tables and slot mappings.
+
+Writes, two ways:
+- **on the CPU, a scatter**: ``pool[slots] = k`` gives a new pool array, which replaces the
+  old one (MLX's arrays are values);
+- **on a GPU, in place** (`vexel_core.kvcache.kernels.cache_write`). A scatter may reuse the
+  old pool's memory only when nothing else holds it, and MLX holds every array a launched
+  kernel reads until the GPU has run it. Steps are pipelined (the next one is built while
+  the last one runs), so on a busy GPU each scatter first copied the whole pool of its layer:
+  256 MiB per layer and key or value with a 16 GiB pool, a quarter of the GPU's time at 64
+  requests on the H200 (notes/engine-gpu.md, session 5).
+
+  Writing arrays that MLX believes immutable is safe here because: the pool arrays are
+  allocated once and always referenced by this object (so MLX never hands their memory to
+  another array); every kernel that reads a pool takes the latest write's token as an input
+  (`read_token`), which orders it after the write in MLX's CUDA graph (edges follow the
+  arrays a kernel reads); a step is built only after the step before it was launched on the
+  same stream, which runs launches in order; and a step writes only slots that no earlier,
+  possibly still running, step reads (new tokens, or blocks freed only after the steps that
+  read them finished).
 """
 
 from __future__ import annotations
 
 import mlx.core as mx
 
+from vexel_core.gpu import kernel_backend
+from vexel_core.kvcache import kernels
 from vexel_core.model.architecture import KVSpec
 
 
 class KVPool:
-    def __init__(self, spec: KVSpec, num_blocks: int, block_size: int) -> None:
+    def __init__(self, spec: KVSpec, num_blocks: int, block_size: int,
+                 in_place: bool | None = None) -> None:
+        """*in_place*: write with the GPU kernel (default: where one runs)."""
         self.spec = spec
         self.num_blocks = num_blocks
         self.block_size = block_size
+        self.backend = kernel_backend() if in_place is not False else None
+        if in_place and self.backend is None:
+            raise ValueError("in-place cache writes need a GPU kernel backend")
         shape = (num_blocks * block_size, spec.n_kv_heads, spec.head_dim)
         self.k = [mx.zeros(shape, dtype=spec.dtype) for _ in range(spec.n_layers)]
         self.v = [mx.zeros(shape, dtype=spec.dtype) for _ in range(spec.n_layers)]
-        mx.eval(self.k, self.v)
+        # per layer, the token of the latest in-place write (int32 [1])
+        self._tokens = [mx.zeros((1,), dtype=mx.int32) for _ in range(spec.n_layers)]
+        mx.eval(self.k, self.v, self._tokens)
+
+    @property
+    def in_place(self) -> bool:
+        return self.backend is not None
 
     @staticmethod
     def bytes_per_block(spec: KVSpec, block_size: int) -> int:
@@ -32,14 +64,35 @@ class KVPool:
 
     def write(self, layer: int, slots: mx.array, k: mx.array, v: mx.array) -> None:
         """Store ``k``/``v`` ``[T, Hkv, D]`` at ``slots[T]``."""
-        self.k[layer][slots] = k.astype(self.spec.dtype)
-        self.v[layer][slots] = v.astype(self.spec.dtype)
+        if self.backend is not None:
+            self._tokens[layer] = kernels.cache_write(
+                k, v, slots, self.k[layer], self.v[layer], self._tokens[layer],
+                backend=self.backend)
+        else:
+            self.k[layer][slots] = k.astype(self.spec.dtype)
+            self.v[layer][slots] = v.astype(self.spec.dtype)
+
+    def read_token(self, layer: int) -> mx.array:
+        """int32 ``[1]``, zero: a kernel that reads *layer*'s pools takes it as an input, so
+        that it runs after the writes made so far (only in-place writes need it)."""
+        return self._tokens[layer]
+
+    def written(self, layer: int) -> list[mx.array]:
+        """What evaluates *layer*'s writes so far (for `mx.depends` and step launches)."""
+        if self.backend is not None:
+            return [self._tokens[layer]]
+        return [self.k[layer], self.v[layer]]
+
+    def all_written(self) -> list[mx.array]:
+        return [a for layer in range(self.spec.n_layers) for a in self.written(layer)]
 
     def gather(self, layer: int, block_tables: mx.array) -> tuple[mx.array, mx.array]:
         """Keys and values of whole blocks: ``block_tables[B, nb]`` -> ``[B, nb*bs, Hkv, D]``."""
         B, nb = block_tables.shape
         idx = (block_tables[:, :, None] * self.block_size
                + mx.arange(self.block_size, dtype=mx.int32)[None, None, :]).reshape(B, -1)
+        if self.backend is not None:
+            idx = idx + self._tokens[layer]  # zero; orders the gather after the writes
         return self.k[layer][idx], self.v[layer][idx]
 
     def copy_blocks(self, pairs: list[tuple[int, int]]) -> None:
@@ -50,5 +103,9 @@ class KVPool:
         src = mx.array([s * bs + i for s, _ in pairs for i in range(bs)], dtype=mx.int32)
         dst = mx.array([d * bs + i for _, d in pairs for i in range(bs)], dtype=mx.int32)
         for layer in range(self.spec.n_layers):
-            self.k[layer][dst] = self.k[layer][src]
-            self.v[layer][dst] = self.v[layer][src]
+            if self.backend is not None:
+                src_after = src + self._tokens[layer]
+                self.write(layer, dst, self.k[layer][src_after], self.v[layer][src_after])
+            else:
+                self.k[layer][dst] = self.k[layer][src]
+                self.v[layer][dst] = self.v[layer][src]

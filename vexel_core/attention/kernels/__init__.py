@@ -12,29 +12,21 @@ table, without gathering them first (the ``paged`` backend's fast path).
 
 from __future__ import annotations
 
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import mlx.core as mx
 
+from vexel_core.gpu import kernel_backend
+
 _HERE = Path(__file__).parent
 WARPS = 4
 TARGET_CTAS = 128  # about one per SM of an H200 (132)
 MIN_SPAN = 1024  # context tokens per CTA below which splitting should not pay (unmeasured)
-_INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams"]
-
-
-def kernel_backend() -> str | None:
-    """"cuda" or "metal" when MLX's default device can run our kernels, else None."""
-    if mx.default_device() == mx.cpu:
-        return None
-    if mx.cuda.is_available():
-        return "cuda"
-    if mx.metal.is_available() and os.environ.get("VEXEL_METAL_KERNELS") == "1":
-        return "metal"
-    return None
+# `after`: the pools' latest in-place write token (vexel_core/kvcache/pool.py); unused by the
+# body, it orders the kernel after the write in MLX's CUDA graph
+_INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams", "after"]
 
 
 def supports(head_dim: int, rep: int, dtype: mx.Dtype) -> bool:
@@ -92,7 +84,7 @@ def paged_decode(
     q: mx.array, k_pool: mx.array, v_pool: mx.array, tables: mx.array, ctx_lens: mx.array,
     *, block_size: int, scale: float, softcap: float | None = None, window: int | None = None,
     backend: str | None = None, init_value: float | None = None,
-    max_context: int = 0, splits: int | None = None,
+    max_context: int = 0, splits: int | None = None, after: mx.array | None = None,
 ) -> mx.array:
     """Attention of one query token per sequence over its cached keys.
 
@@ -100,7 +92,8 @@ def paged_decode(
     ``ctx_lens[B]`` tokens each query sees (the newest ones, within *window*).
     *max_context* (the longest of ``ctx_lens``, known on the host) lets a small batch split
     its contexts over more CTAs (`split_count`), whose spans a second kernel merges;
-    *splits* forces a count (tests).
+    *splits* forces a count (tests). *after*: the token of the pools' latest in-place write
+    (`KVPool.read_token`), which orders this kernel after it.
     Returns ``[B, Hq, D]`` in q's dtype. *init_value* poisons the outputs before the run
     (tests). Raises ValueError when no kernel runs on this device or `supports` says no.
     """
@@ -121,7 +114,8 @@ def paged_decode(
     out, part = _kernel(backend)(
         inputs=[q, k_pool, v_pool, tables.astype(mx.int32), ctx_lens.astype(mx.int32),
                 mx.array([scale, softcap or 0.0], dtype=mx.float32),
-                mx.array([window or 0, S], dtype=mx.int32)],
+                mx.array([window or 0, S], dtype=mx.int32),
+                mx.zeros((1,), dtype=mx.int32) if after is None else after],
         template=[("T", q.dtype), ("D", D), ("REP", Hq // Hkv), ("BS", block_size),
                   ("WARPS", WARPS)],
         grid=(B * Hkv * S * threads, 1, 1), threadgroup=(threads, 1, 1),

@@ -1,0 +1,90 @@
+"""The KV pool's writes, reads and block copies, against a numpy model of the pool.
+
+``in_place`` True is the GPU's cache-write kernel (vexel_core/kvcache/kernels), False the
+scatter every device can run. Values are copied, never computed, so the comparisons are exact.
+"""
+
+from __future__ import annotations
+
+import mlx.core as mx
+import numpy as np
+import pytest
+
+from vexel_core.gpu import kernel_backend
+from vexel_core.kvcache.pool import KVPool
+from vexel_core.model.architecture import KVSpec
+
+BS = 4
+LAYERS, HKV, D = 2, 3, 8
+WAYS = [False, pytest.param(True, marks=pytest.mark.gpu, id="in_place")]
+
+
+def make_pool(dtype: mx.Dtype, in_place: bool, blocks: int = 6) -> KVPool:
+    return KVPool(KVSpec(LAYERS, HKV, D, 1024, dtype), blocks, BS, in_place=in_place)
+
+
+def as_np(a: mx.array) -> np.ndarray:
+    return np.array(a.astype(mx.float32))
+
+
+@pytest.mark.parametrize("in_place", WAYS)
+@pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16, mx.float16])
+def test_writes_land_in_their_slots_and_reads_see_them(in_place, dtype, rng) -> None:  # type: ignore[no-untyped-def]
+    pool = make_pool(dtype, in_place)
+    model = np.zeros((2, LAYERS, pool.num_blocks * BS, HKV, D), np.float32)
+    # two rounds, the second overwriting some of the first's slots; k and v as slices of a
+    # wider array (a fused projection's output is not contiguous)
+    for slots in ([0, 5, 6, 7, 23], [6, 1, 2, 12, 13, 14, 15]):
+        for layer in range(LAYERS):
+            fused = mx.array(rng.standard_normal((len(slots), 3, HKV, D)), dtype=dtype)
+            k, v = fused[:, 0], fused[:, 2]
+            pool.write(layer, mx.array(slots, dtype=mx.int32), k, v)
+            model[0, layer, slots], model[1, layer, slots] = as_np(k), as_np(v)
+        tables = mx.array([[1, 3], [5, 0]], dtype=mx.int32)
+        for layer in range(LAYERS):
+            keys, values = pool.gather(layer, tables)
+            idx = (np.array(tables)[:, :, None] * BS + np.arange(BS)).reshape(2, -1)
+            np.testing.assert_array_equal(as_np(keys), model[0, layer][idx])
+            np.testing.assert_array_equal(as_np(values), model[1, layer][idx])
+    mx.eval(pool.all_written())
+    for layer in range(LAYERS):  # the whole pools, read directly
+        np.testing.assert_array_equal(as_np(pool.k[layer]), model[0, layer])
+        np.testing.assert_array_equal(as_np(pool.v[layer]), model[1, layer])
+
+
+@pytest.mark.parametrize("in_place", WAYS)
+def test_copy_on_write_duplicates_blocks_in_every_layer(in_place, rng) -> None:  # type: ignore[no-untyped-def]
+    pool = make_pool(mx.float32, in_place)
+    for layer in range(LAYERS):
+        data = mx.array(rng.standard_normal((pool.num_blocks * BS, HKV, D)), dtype=mx.float32)
+        pool.write(layer, mx.arange(pool.num_blocks * BS, dtype=mx.int32), data, -data)
+    mx.eval(pool.all_written())
+    before = [(as_np(pool.k[i]), as_np(pool.v[i])) for i in range(LAYERS)]
+    pool.copy_blocks([(1, 4), (2, 0)])
+    mx.eval(pool.all_written())
+    for layer, (k, v) in enumerate(before):
+        want_k, want_v = k.copy(), v.copy()
+        for src, dst in ((1, 4), (2, 0)):
+            want_k[dst * BS:(dst + 1) * BS] = k[src * BS:(src + 1) * BS]
+            want_v[dst * BS:(dst + 1) * BS] = v[src * BS:(src + 1) * BS]
+        np.testing.assert_array_equal(as_np(pool.k[layer]), want_k)
+        np.testing.assert_array_equal(as_np(pool.v[layer]), want_v)
+
+
+@pytest.mark.gpu
+def test_in_place_writes_keep_the_pool_arrays() -> None:
+    """The point of writing in place: the pool is never replaced (so never copied)."""
+    pool = make_pool(mx.bfloat16, True)
+    k0, v0 = pool.k[0], pool.v[0]
+    x = mx.ones((2, HKV, D), dtype=mx.bfloat16)
+    pool.write(0, mx.array([3, 9], dtype=mx.int32), x, x)
+    mx.eval(pool.all_written())
+    assert pool.k[0] is k0 and pool.v[0] is v0
+    assert as_np(k0)[[3, 9]].min() == 1
+
+
+def test_in_place_writes_need_a_gpu_kernel() -> None:
+    if kernel_backend() is not None:
+        pytest.skip("this device has the kernel")
+    with pytest.raises(ValueError, match="GPU kernel"):
+        make_pool(mx.float32, True)

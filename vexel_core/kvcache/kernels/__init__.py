@@ -1,0 +1,52 @@
+"""The in-place cache write on the GPU (`cache_write`); the CPU scatters (`KVPool.write`).
+
+- CUDA (``cuda/cache_write.cu``): proven against the scatter on the H200
+  (tests/test_kv_pool.py, marked ``gpu``).
+- Metal (``metal/cache_write.metal``): the same indexing. NEVER COMPILED OR RUN (no Apple
+  machine here); used only where `vexel_core.gpu.kernel_backend` says "metal".
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import mlx.core as mx
+
+_HERE = Path(__file__).parent
+_INPUTS = ["k", "v", "slots", "k_pool", "v_pool", "after"]
+_THREADS = 256
+
+
+@cache
+def _kernel(backend: str) -> Any:
+    if backend == "cuda":
+        return mx.fast.cuda_kernel(
+            name="vx_cache_write", input_names=_INPUTS, output_names=["done"],
+            source=(_HERE / "cuda" / "cache_write.cu").read_text(),
+            header=(_HERE / "cuda" / "cache_write.cuh").read_text(),
+            ensure_row_contiguous=False)
+    return mx.fast.metal_kernel(
+        name="vx_cache_write", input_names=_INPUTS, output_names=["done"],
+        source=(_HERE / "metal" / "cache_write.metal").read_text(),
+        ensure_row_contiguous=False)
+
+
+def cache_write(
+    k: mx.array, v: mx.array, slots: mx.array, k_pool: mx.array, v_pool: mx.array,
+    after: mx.array, *, backend: str,
+) -> mx.array:
+    """Write ``k``/``v`` ``[T, Hkv, D]`` into rows ``slots[T]`` of the pools, in place.
+
+    Returns the write's token (int32 ``[1]``): pass it to every kernel that reads the pools
+    afterwards, and as *after* to the next write (the previous token, or any int32 ``[1]``).
+    """
+    n = 2 * k.size
+    (done,) = _kernel(backend)(
+        inputs=[k.astype(k_pool.dtype), v.astype(v_pool.dtype), slots.astype(mx.int32),
+                k_pool, v_pool, after],
+        template=[("T", k_pool.dtype)],
+        grid=(max(1, -(-n // _THREADS)) * _THREADS, 1, 1), threadgroup=(_THREADS, 1, 1),
+        output_shapes=[(1,)], output_dtypes=[mx.int32])
+    return done
