@@ -22,8 +22,10 @@ from vexel_core.gpu import kernel_backend
 
 _HERE = Path(__file__).parent
 WARPS = 4
-TARGET_CTAS = 128  # about one per SM of an H200 (132)
-MIN_SPAN = 1024  # context tokens per CTA below which splitting should not pay (unmeasured)
+# Split-context thresholds, from benchmarks/decode_attention.py on the H200 (notes/engine-gpu.md,
+# session 5): one request at 8k tokens of context took 327 us per layer in one span, 71 in 16.
+TARGET_CTAS = 256  # CTAs (sequence x KV head x span) worth filling the GPU with
+MIN_SPAN = 512  # context tokens per CTA below which splitting did not pay
 # `after`: the pools' latest in-place write token (vexel_core/kvcache/pool.py); unused by the
 # body, it orders the kernel after the write in MLX's CUDA graph
 _INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams", "after"]
