@@ -130,6 +130,45 @@ def run_to_completion(engine, requests) -> dict[str, dict[int, list[int]]]:  # t
     return out
 
 
+Traced = dict[str, list[tuple[int, dict[int, float]]]]
+
+
+def run_traced(engine, requests) -> Traced:  # type: ignore[no-untyped-def]
+    """Like `run_to_completion` for requests of one choice that ask for top log-probs: per
+    request, each token with its step's top candidates ``{token: logprob}``."""
+    out: Traced = {r.request_id: [] for r in requests}
+    for r in requests:
+        engine.add_request(r)
+    while engine.has_work():
+        for o in engine.step():
+            for lp in o.logprobs or []:
+                out[o.request_id].append((lp.token_id, dict(lp.top)))
+    return out
+
+
+def assert_same_runs(got: Traced, want: Traced, tie: float = 1e-4) -> None:
+    """Greedy runs agree token for token, except that a sequence may part at a near-tie.
+
+    Two runs of one request batched differently multiply different shapes; on CUDA that
+    means different kernels and summation orders (products are not batch-invariant), so two
+    candidates within rounding of each other may swap. Where the tokens first differ, both
+    must be among both runs' top candidates within *tie* nats of each other (1e-4: float32
+    rounding of logits of order 10 is ~1e-6); after that the continuations legitimately
+    differ. Any other difference (a wrong cache entry, a wrong mask) fails.
+    """
+    assert got.keys() == want.keys()
+    for rid in want:
+        a, b = got[rid], want[rid]
+        assert len(a) == len(b), (rid, len(a), len(b))
+        for i, ((ta, top_a), (tb, top_b)) in enumerate(zip(a, b, strict=True)):
+            if ta == tb:
+                continue
+            tied = all(t in top for t in (ta, tb) for top in (top_a, top_b)) and all(
+                abs(top[ta] - top[tb]) <= tie for top in (top_a, top_b))
+            assert tied, f"{rid} token {i}: {ta} vs {tb}, candidates {top_a} vs {top_b}"
+            break
+
+
 def greedy_engine(path: Path, tokens: list[int], n: int, host: PluginHost) -> list[int]:
     from vexel_core.engine import GenerationRequest
     from vexel_core.sampling.params import SamplingParams

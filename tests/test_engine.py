@@ -11,13 +11,20 @@ import pytest
 
 from tests.builders.models import LlamaShape, write_llama
 from tests.builders.vocab import spm_vocab
-from tests.helpers import engine_for, run_to_completion
+from tests.helpers import (
+    Traced,
+    assert_same_runs,
+    engine_for,
+    run_to_completion,
+    run_traced,
+)
 from vexel_core.engine import AsyncEngine, FinishReason, GenerationRequest
 from vexel_core.errors import RequestError
 from vexel_core.sampling.params import SamplingParams
 
 SHAPE = LlamaShape(hidden=64, layers=2, heads=4, kv_heads=2, ffn=128, context=256)
 GREEDY = SamplingParams(temperature=0.0)
+TRACED = SamplingParams(temperature=0.0, logprobs=2)  # greedy, with the top two candidates
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +69,7 @@ def _requests(n: int, seed: int = 0) -> list[GenerationRequest]:
     for i in range(n):
         plen = int(rng.integers(3, 60))
         prompt = [1] + [int(t) for t in rng.integers(260, 400, plen)]
-        out.append(GenerationRequest(f"r{i}", prompt, GREEDY, max_tokens=int(rng.integers(1, 24)),
+        out.append(GenerationRequest(f"r{i}", prompt, TRACED, max_tokens=int(rng.integers(1, 24)),
                                      ignore_eos=True))
     return out
 
@@ -75,14 +82,14 @@ def _copy(reqs: list[GenerationRequest]) -> list[GenerationRequest]:
 @pytest.mark.parametrize("backend", ["sdpa", "paged"])
 def test_concurrent_equals_sequential(make_engine, backend: str) -> None:  # type: ignore[no-untyped-def]
     reqs = _requests(16)
-    sequential = {}
+    sequential: Traced = {}
     one = make_engine(attention_backend=backend, max_batch_size=1)
     for r in _copy(reqs):
-        sequential.update(run_to_completion(one, [r]))
+        sequential.update(run_traced(one, [r]))
     many = make_engine(attention_backend=backend, max_batch_size=16, max_batched_tokens=96,
                        prefill_chunk=32)
-    assert run_to_completion(many, _copy(reqs)) == sequential
-    assert all(len(sequential[r.request_id][0]) == r.max_tokens for r in reqs)
+    assert_same_runs(run_traced(many, _copy(reqs)), sequential)
+    assert all(len(sequential[r.request_id]) == r.max_tokens for r in reqs)
 
 
 def test_a_step_that_samples_nothing_evaluates_no_empty_array(make_engine) -> None:  # type: ignore[no-untyped-def]
@@ -98,12 +105,12 @@ def test_a_step_that_samples_nothing_evaluates_no_empty_array(make_engine) -> No
 @pytest.mark.parametrize("backend", ["sdpa", "paged"])
 def test_preemption_under_a_tiny_pool_keeps_outputs(make_engine, backend: str) -> None:  # type: ignore[no-untyped-def]
     reqs = _requests(16, seed=1)
-    reference = run_to_completion(make_engine(attention_backend=backend), _copy(reqs))
+    reference = run_traced(make_engine(attention_backend=backend), _copy(reqs))
     # 80 tokens of KV per sequence at most; 16 sequences cannot all fit in 12 blocks.
     small = make_engine(attention_backend=backend, kv_cache_memory=str(12 * _block_bytes()),
                         max_batch_size=16, enable_prefix_cache=False)
     assert small.num_blocks == 12
-    assert run_to_completion(small, _copy(reqs)) == reference
+    assert_same_runs(run_traced(small, _copy(reqs)), reference)
     assert small.stats.preemptions > 0
 
 
@@ -159,8 +166,7 @@ def test_cancel_frees_blocks_within_one_step(make_engine) -> None:  # type: igno
 
 
 def test_async_engine_streams_and_cancels(make_engine) -> None:  # type: ignore[no-untyped-def]
-    engine = make_engine()
-    aeng = AsyncEngine(engine)
+    aeng = AsyncEngine(make_engine)  # built by the engine's thread, which owns its arrays
 
     async def main() -> tuple[list[int], int]:
         full = []
@@ -173,6 +179,7 @@ def test_async_engine_streams_and_cancels(make_engine) -> None:  # type: ignore[
             got += len(out.token_ids)
             if got >= 3:
                 break  # the consumer walks away: the request is aborted
+        engine = aeng.engine
         for _ in range(100):
             if engine.blocks.num_used == 0 and not engine.has_work():
                 break
@@ -184,7 +191,7 @@ def test_async_engine_streams_and_cancels(make_engine) -> None:  # type: ignore[
     finally:
         aeng.shutdown()
     assert len(full) == 10 and got == 3
-    assert engine.blocks.num_used == 0
+    assert aeng.engine.blocks.num_used == 0
 
 
 def test_stop_strings_and_length(make_engine) -> None:  # type: ignore[no-untyped-def]

@@ -25,14 +25,15 @@ _ids = itertools.count()
 
 
 class AsyncEngine:
-    """Give it a built `LLMEngine`, or a function that builds one in the worker thread.
+    """Give it a function that builds an `LLMEngine`; the worker thread calls it.
 
-    MLX arrays belong to the thread whose stream made them, so the model should be loaded by
-    the thread that runs it: pass a factory (as `start_engine` does).
+    MLX arrays belong to the thread whose stream made them (on CUDA another thread cannot
+    evaluate them: "There is no Stream(gpu, 0) in current thread"), so the engine is built
+    by the thread that runs it.
     """
 
-    def __init__(self, engine: LLMEngine | Callable[[], LLMEngine]) -> None:
-        self._factory = (lambda: engine) if isinstance(engine, LLMEngine) else engine
+    def __init__(self, factory: Callable[[], LLMEngine]) -> None:
+        self._factory = factory
         self.engine: LLMEngine = None  # type: ignore[assignment]  # set by the worker
         self._ready = threading.Event()
         self._load_error: BaseException | None = None
