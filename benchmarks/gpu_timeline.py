@@ -1,6 +1,6 @@
 """Where the GPU's time goes during a `vexel` command: busy time, phases, top kernels.
 
-    python benchmarks/gpu_timeline.py [--bin-ms 100] [--top 30] -- bench --random llama3-8b ...
+    python benchmarks/gpu_timeline.py [--bin-ms 100] [--top 30] [--where NAME] -- bench ...
 
 Runs the command in this process under PyTorch's profiler, whose CUPTI tracing records every
 kernel the process launches, MLX's included (the GPU machine has PyTorch but no Nsight
@@ -19,7 +19,7 @@ import sys
 import tempfile
 from collections import defaultdict
 
-Span = tuple[float, float, str]  # start us, end us, name
+Span = tuple[float, float, str]  # start us, end us, name (with the grid, for kernels)
 
 
 def trace(argv: list[str]) -> list[Span]:
@@ -38,8 +38,13 @@ def trace(argv: list[str]) -> list[Span]:
         prof.export_chrome_trace(path)
         with open(path) as f:
             events = json.load(f)["traceEvents"]
-    return sorted((e["ts"], e["ts"] + e["dur"], e["name"]) for e in events
+    return sorted((e["ts"], e["ts"] + e["dur"], _named(e)) for e in events
                   if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset") and "dur" in e)
+
+
+def _named(event: dict) -> str:  # type: ignore[type-arg]
+    grid = event.get("args", {}).get("grid")
+    return event["name"] if grid is None else f"{event['name']} grid={grid}"
 
 
 def summarize(spans: list[Span], bin_us: float, top: int) -> None:
@@ -67,7 +72,8 @@ def summarize(spans: list[Span], bin_us: float, top: int) -> None:
     print(" ".join(f"{100 * bins[k] / bin_us:.0f}/{launches[k]}" for k in range(max(bins) + 1)))
     total: dict[str, float] = defaultdict(float)
     count: dict[str, int] = defaultdict(int)
-    for a, b, name in spans:
+    for a, b, named in spans:
+        name = named.split(" grid=")[0]
         total[name] += b - a
         count[name] += 1
     print("\ntotal ms   count   mean us  share  kernel")
@@ -76,10 +82,27 @@ def summarize(spans: list[Span], bin_us: float, top: int) -> None:
               f"{name[:110]}")
 
 
+def where(spans: list[Span], pattern: str, bin_us: float) -> None:
+    """Kernels whose name contains *pattern*: launches per time bin, and by grid size."""
+    t0 = spans[0][0]
+    hits = [(a, b, n) for a, b, n in spans if pattern in n]
+    per_bin: dict[int, int] = defaultdict(int)
+    by_grid: dict[str, list[float]] = defaultdict(list)
+    for a, b, n in hits:
+        per_bin[int((a - t0) // bin_us)] += 1
+        by_grid[n.split(" grid=")[-1] if " grid=" in n else "-"].append(b - a)
+    print(f"\n'{pattern}': {len(hits)} launches; per {bin_us / 1e3:g} ms bin (bin:count):")
+    print(" ".join(f"{k}:{v}" for k, v in sorted(per_bin.items())))
+    for grid, durs in sorted(by_grid.items(), key=lambda kv: -sum(kv[1]))[:8]:
+        print(f"  grid {grid}: {len(durs)} x {sum(durs) / len(durs):.1f} us")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin-ms", type=float, default=100.0)
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--where", action="append", default=[],
+                    help="also show when kernels whose name contains this ran, and their grids")
     ap.add_argument("argv", nargs=argparse.REMAINDER, help="-- then the vexel command")
     args = ap.parse_args()
     argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
@@ -87,6 +110,8 @@ def main() -> None:
     if not spans:
         raise SystemExit("no GPU activity was traced")
     summarize(spans, args.bin_ms * 1e3, args.top)
+    for pattern in args.where:
+        where(spans, pattern, args.bin_ms * 1e3)
     sys.stdout.flush()
     os._exit(0)  # as the console script: the engine's MLX thread must not race shutdown
 

@@ -146,16 +146,21 @@ def run_traced(engine, requests) -> Traced:  # type: ignore[no-untyped-def]
     return out
 
 
-def assert_same_runs(got: Traced, want: Traced, tie: float = 1e-4) -> None:
-    """Greedy runs agree token for token, except that a sequence may part at a near-tie.
+# How far apart two candidates' log-probs may be and still swap between two runs of one
+# request batched differently, by the dtype the model computes in (float32 on the CPU,
+# bfloat16 on GPUs). Different batch shapes mean different kernels and summation orders (on
+# CUDA, products are not batch-invariant), so logits may differ by rounding: ~1e-6 in float32
+# (1e-4 allowed); in bfloat16 one unit in the last place of a logit between 8 and 16 is 2^-4,
+# and two runs may round it differently (two units allowed).
+NEAR_TIE = {mx.float32: 1e-4, mx.float16: 2 * 2.0**-6, mx.bfloat16: 2 * 2.0**-4}
 
-    Two runs of one request batched differently multiply different shapes; on CUDA that
-    means different kernels and summation orders (products are not batch-invariant), so two
-    candidates within rounding of each other may swap. Where the tokens first differ, both
-    must be among both runs' top candidates within *tie* nats of each other (1e-4: float32
-    rounding of logits of order 10 is ~1e-6); after that the continuations legitimately
-    differ. Any other difference (a wrong cache entry, a wrong mask) fails.
-    """
+
+def assert_same_runs(got: Traced, want: Traced, dtype: mx.Dtype) -> None:
+    """Greedy runs agree token for token, except that a sequence may part at a near-tie:
+    where the tokens first differ, both must be among both runs' top candidates, within
+    `NEAR_TIE` of each other; after that the continuations legitimately differ. Any other
+    difference (a wrong cache entry, a wrong mask) fails."""
+    tie = NEAR_TIE[dtype]
     assert got.keys() == want.keys()
     for rid in want:
         a, b = got[rid], want[rid]

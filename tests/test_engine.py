@@ -88,7 +88,7 @@ def test_concurrent_equals_sequential(make_engine, backend: str) -> None:  # typ
         sequential.update(run_traced(one, [r]))
     many = make_engine(attention_backend=backend, max_batch_size=16, max_batched_tokens=96,
                        prefill_chunk=32)
-    assert_same_runs(run_traced(many, _copy(reqs)), sequential)
+    assert_same_runs(run_traced(many, _copy(reqs)), sequential, many.model.dtype)
     assert all(len(sequential[r.request_id]) == r.max_tokens for r in reqs)
 
 
@@ -110,7 +110,7 @@ def test_preemption_under_a_tiny_pool_keeps_outputs(make_engine, backend: str) -
     small = make_engine(attention_backend=backend, kv_cache_memory=str(12 * _block_bytes()),
                         max_batch_size=16, enable_prefix_cache=False)
     assert small.num_blocks == 12
-    assert_same_runs(run_traced(small, _copy(reqs)), reference)
+    assert_same_runs(run_traced(small, _copy(reqs)), reference, small.model.dtype)
     assert small.stats.preemptions > 0
 
 
