@@ -71,16 +71,22 @@ class RoPE:
 
     def __call__(self, x: mx.array, positions: mx.array) -> mx.array:
         """``x[T, H, D]`` at ``positions[T]`` (any order: one offset per token)."""
-        x4 = x[:, :, None, :]  # rope's (B, *, L, D) with one "sequence" per token
-        out = mx.fast.rope(
-            x4,
-            self.dims,
-            traditional=self.interleaved,
-            base=None if self.freqs is not None else self.base,
-            scale=self.scale,
-            offset=positions,
-            freqs=self.freqs,
-        )[:, :, 0, :]
+        if self.dims < 32 and x.shape[0] * -(-x.shape[1] // 4) >= 128 and (
+                mx.default_device() != mx.cpu and mx.cuda.is_available()):
+            # MLX 0.32's CUDA rope asks for more than 64 threads along a block's z axis
+            # when dims / 2 < 16 and tokens x ceil(heads / 4) >= 128 ("invalid argument"):
+            # only small test models rotate so few features
+            out = self.by_hand(x, positions)
+        else:
+            out = mx.fast.rope(
+                x[:, :, None, :],  # rope's (B, *, L, D) with one "sequence" per token
+                self.dims,
+                traditional=self.interleaved,
+                base=None if self.freqs is not None else self.base,
+                scale=self.scale,
+                offset=positions,
+                freqs=self.freqs,
+            )[:, :, 0, :]
         if self.attn_factor == 1.0:
             return out
         if self.dims == x.shape[-1]:
@@ -88,6 +94,23 @@ class RoPE:
         # partial rotary: llama.cpp copies the features past `dims` unscaled
         rotated, rest = out[..., : self.dims], out[..., self.dims :]
         return mx.concatenate([rotated * self.attn_factor, rest], axis=-1)
+
+    def by_hand(self, x: mx.array, positions: mx.array) -> mx.array:
+        """The same rotation in plain MLX operations, in float32 (as the fused kernel)."""
+        wavelengths = self.freqs if self.freqs is not None else self.base ** (
+            mx.arange(0, self.dims, 2, dtype=mx.float32) / self.dims)
+        theta = (positions.astype(mx.float32) * self.scale)[:, None] / wavelengths[None, :]
+        cos, sin = mx.cos(theta)[:, None, :], mx.sin(theta)[:, None, :]  # [T, 1, dims/2]
+        xr = x[..., : self.dims].astype(mx.float32)
+        half = self.dims // 2
+        a, b = (xr[..., 0::2], xr[..., 1::2]) if self.interleaved else (xr[..., :half],
+                                                                        xr[..., half:])
+        ra, rb = a * cos - b * sin, a * sin + b * cos
+        rot = (mx.stack([ra, rb], axis=-1).reshape(xr.shape) if self.interleaved
+               else mx.concatenate([ra, rb], axis=-1)).astype(x.dtype)
+        if self.dims == x.shape[-1]:
+            return rot
+        return mx.concatenate([rot, x[..., self.dims :]], axis=-1)
 
 
 class LongRoPE:
