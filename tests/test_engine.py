@@ -20,6 +20,7 @@ from tests.helpers import (
 )
 from vexel_core.engine import AsyncEngine, FinishReason, GenerationRequest
 from vexel_core.errors import RequestError
+from vexel_core.kvcache.pool import KVPool
 from vexel_core.sampling.params import SamplingParams
 
 SHAPE = LlamaShape(hidden=64, layers=2, heads=4, kv_heads=2, ffn=128, context=256)
@@ -105,18 +106,15 @@ def test_a_step_that_samples_nothing_evaluates_no_empty_array(make_engine) -> No
 @pytest.mark.parametrize("backend", ["sdpa", "paged"])
 def test_preemption_under_a_tiny_pool_keeps_outputs(make_engine, backend: str) -> None:  # type: ignore[no-untyped-def]
     reqs = _requests(16, seed=1)
-    reference = run_traced(make_engine(attention_backend=backend), _copy(reqs))
+    big = make_engine(attention_backend=backend)
+    reference = run_traced(big, _copy(reqs))
     # 80 tokens of KV per sequence at most; 16 sequences cannot all fit in 12 blocks.
-    small = make_engine(attention_backend=backend, kv_cache_memory=str(12 * _block_bytes()),
+    block_bytes = KVPool.bytes_per_block(big.model.kv_spec, 16)  # its dtype: the device's
+    small = make_engine(attention_backend=backend, kv_cache_memory=str(12 * block_bytes),
                         max_batch_size=16, enable_prefix_cache=False)
     assert small.num_blocks == 12
     assert_same_runs(run_traced(small, _copy(reqs)), reference, small.model.dtype)
     assert small.stats.preemptions > 0
-
-
-def _block_bytes() -> int:
-    # 2 (K, V) x layers x block size x kv heads x head dim x 4 bytes (float32 on the CPU)
-    return 2 * SHAPE.layers * 16 * SHAPE.kv_heads * (SHAPE.hidden // SHAPE.heads) * 4
 
 
 def test_shared_prefix_reuses_blocks(make_engine) -> None:  # type: ignore[no-untyped-def]

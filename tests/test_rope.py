@@ -22,7 +22,7 @@ def test_rope_by_hand_equals_the_fused_kernel(interleaved, dims, head_dim, with_
     factors = mx.array(rng.uniform(1.0, 4.0, dims // 2).astype(np.float32))
     rope = (RoPE.with_factors(dims, 10000.0, factors, interleaved=interleaved, scale=0.5)
             if with_freqs else RoPE(dims, base=500000.0, interleaved=interleaved, scale=0.5))
-    T = 200
+    T = 120  # the fused kernel itself cannot launch on CUDA from 128 tokens (4 heads)
     x = mx.array(rng.standard_normal((T, 4, head_dim)).astype(np.float32))
     positions = mx.array(rng.permutation(2000)[:T].astype(np.int32))  # any order
     fused = mx.fast.rope(x[:, :, None, :], dims, traditional=interleaved,

@@ -21,3 +21,21 @@ def kernel_backend() -> str | None:
     if mx.metal.is_available() and os.environ.get("VEXEL_METAL_KERNELS") == "1":
         return "metal"
     return None
+
+
+def device_resident(a: mx.array) -> mx.array:
+    """*a* in the GPU's own memory, for weights made from host data (the file's bytes).
+
+    On CUDA, MLX keeps an array made on the host in managed memory, whose pages move to the
+    GPU when a kernel first touches them. A dense product touches every page at once, but a
+    gather from a token table touches new rows every step and kept faulting: the embedding
+    rows of one 8192-token prefill step took 52 ms, and those of a 64-token decode step 50 us,
+    on the H200 (notes/engine-gpu.md, session 5). An array computed by a GPU kernel lives in
+    device memory, so the weight is copied by one (``a * 1`` is exact for every value).
+    Elsewhere (CPU; Apple's unified memory) *a* is returned as it is.
+    """
+    if mx.default_device() == mx.cpu or not mx.cuda.is_available():
+        return a
+    copy = a * mx.ones((), dtype=a.dtype)
+    mx.eval(copy)  # while *a* is still referenced, so MLX cannot reuse its buffer for the copy
+    return copy

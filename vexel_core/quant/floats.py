@@ -9,6 +9,7 @@ import numpy as np
 from gguf import GGML_QUANT_SIZES
 from gguf import GGMLQuantizationType as T
 
+from vexel_core.gpu import device_resident
 from vexel_core.quant.base import QuantFormat
 from vexel_core.quant.layout import matrix_bytes
 from vexel_core.quant.weights import DenseWeight
@@ -31,9 +32,8 @@ class FloatFormat(QuantFormat):
         return np.array(self.dequantize_mlx(mx.array(data)))
 
     def load(self, raw: np.ndarray, shape: tuple[int, ...] | Sequence[int]) -> DenseWeight:
-        w = mx.array(matrix_bytes(self, raw, shape)).view(self.mlx_dtype)
-        mx.eval(w)
-        return DenseWeight(w)
+        return DenseWeight(device_resident(
+            mx.array(matrix_bytes(self, raw, shape)).view(self.mlx_dtype)))
 
 
 class F32(FloatFormat):

@@ -16,6 +16,7 @@ import mlx.core as mx
 import numpy as np
 from gguf import GGMLQuantizationType
 
+from vexel_core.gpu import device_resident
 from vexel_core.quant.affine import AffineMatrix, concat_rows
 from vexel_core.quant.base import WeightTensor
 from vexel_core.quant.kernels import gguf_dequantize, gguf_matmul
@@ -109,7 +110,8 @@ class BlockWeight(WeightTensor):
     def raw(self) -> mx.array:
         """The file's blocks as ``uint8[rows, row_bytes]`` (copied into MLX on first use)."""
         parts = [mx.array(np.asarray(p)) for p in self._raw_parts]
-        return parts[0] if len(parts) == 1 else mx.concatenate(parts)
+        # one part: copied by the GPU into its memory; several: concatenated by it
+        return device_resident(parts[0]) if len(parts) == 1 else mx.concatenate(parts)
 
     def prepare(self) -> None:
         """Build now each representation that the paths selected on this device use."""
