@@ -25,7 +25,7 @@ from vexel_core.sampling.params import SamplingParams
 
 SHAPE = LlamaShape(hidden=64, layers=2, heads=4, kv_heads=2, ffn=128, context=256)
 GREEDY = SamplingParams(temperature=0.0)
-TRACED = SamplingParams(temperature=0.0, logprobs=2)  # greedy, with the top two candidates
+TRACED = SamplingParams(temperature=0.0, logprobs=5)  # greedy, with the top candidates
 
 
 @pytest.fixture(scope="module")
