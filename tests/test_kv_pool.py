@@ -1,16 +1,22 @@
 """The KV pool's writes, reads and block copies, against a numpy model of the pool.
 
 ``in_place`` True is the GPU's cache-write kernel (vexel_core/kvcache/kernels), False the
-scatter every device can run. Values are copied, never computed, so the comparisons are exact.
+scatter every device can run; the kernel's CUDA source also runs on the CPU under the
+emulation of tests/kernel_emulation. Values are copied, never computed, so the comparisons
+are exact.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import mlx.core as mx
 import numpy as np
 import pytest
 
+from tests import emulation
 from vexel_core.gpu import kernel_backend
+from vexel_core.kvcache import kernels
 from vexel_core.kvcache.pool import KVPool
 from vexel_core.model.architecture import KVSpec
 
@@ -88,3 +94,23 @@ def test_in_place_writes_need_a_gpu_kernel() -> None:
         pytest.skip("this device has the kernel")
     with pytest.raises(ValueError, match="GPU kernel"):
         make_pool(mx.float32, True)
+
+
+def test_the_cuda_cache_write_emulated_on_the_cpu(tmp_path: Path, rng) -> None:  # type: ignore[no-untyped-def]
+    """cuda/cache_write.cu's indexing: strided rows in, scattered slots out, nothing else
+    touched, the token passed on."""
+    cuda = Path(kernels.__file__).parent / "cuda"
+    binary = emulation.build(tmp_path, "run_cache_write.cpp", [cuda])
+    T, slots_total, row = 37, 80, 3 * HKV * D + 5  # rows wider than a token's features
+    k = rng.standard_normal((T, row)).astype(np.float32)
+    v = rng.standard_normal((T, row)).astype(np.float32)
+    slots = rng.permutation(slots_total)[:T].astype(np.int32)
+    pools = rng.standard_normal((2, slots_total, HKV, D)).astype(np.float32)
+    data = k.tobytes() + v.tobytes() + slots.tobytes() + pools.tobytes()
+    out = np.frombuffer(emulation.run(binary, [T, HKV, D, slots_total, row], data), np.uint8)
+    got = out[: pools.nbytes].view(np.float32).reshape(pools.shape)
+    want = pools.copy()
+    want[0, slots] = k[:, : HKV * D].reshape(T, HKV, D)
+    want[1, slots] = v[:, : HKV * D].reshape(T, HKV, D)
+    np.testing.assert_array_equal(got, want)
+    assert out[pools.nbytes:].view(np.int32).tolist() == [0]
