@@ -36,6 +36,9 @@ def device_resident(a: mx.array) -> mx.array:
     """
     if mx.default_device() == mx.cpu or not mx.cuda.is_available():
         return a
+    # MLX's buffer cache is keyed by size alone: empty it, or the copy could land in a
+    # host-made buffer freed earlier (the last weight of the same shape)
+    mx.clear_cache()
     copy = a * mx.ones((), dtype=a.dtype)
     mx.eval(copy)  # while *a* is still referenced, so MLX cannot reuse its buffer for the copy
     return copy
