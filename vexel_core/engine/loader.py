@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import mlx.core as mx
+
 from vexel_core.assets import default_model_path
 from vexel_core.errors import GGUFError, RegistryMiss
 from vexel_core.gguf.description import ModelDescription
@@ -39,6 +41,10 @@ def load_model(path: str | Path | None, host: PluginHost | None = None) -> Loade
     ModelDescription.from_gguf(gguf)  # shapes consistent with the declared architecture
     log.info("loading model", model=str(file), architecture=gguf.architecture)
     model = arch.load(gguf, host)
+    # Drop the buffers that loading freed (host-made copies of the file's bytes among them):
+    # MLX's cache hands buffers out by size alone, and on CUDA a host-made (managed) buffer
+    # would serve a later GPU array with page faults (`vexel_core.gpu.device_resident`).
+    mx.clear_cache()
     tokenizer = Tokenizer.from_gguf(gguf)
     name = gguf.get("general.name") or file.stem
     return LoadedModel(file, str(name), model, tokenizer, gguf)
