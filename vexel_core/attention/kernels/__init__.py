@@ -1,11 +1,14 @@
 """GPU kernels of the attention backends, with the plain-MLX reference as their oracle.
 
 `paged_decode` runs single-token (decode) attention reading keys and values through the block
-table, without gathering them first (the ``paged`` backend's fast path).
+table, without gathering them first (the ``paged`` backend's fast path). A batch too small to
+fill the GPU splits long contexts into spans over more CTAs (`split_count`), merged by a
+second kernel (``paged_decode_merge``).
 
-- CUDA (``cuda/paged_decode.cu``): proven against `attend_by_hand` on the H200 (tests marked
-  ``gpu``; notes/engine-gpu.md has the figures).
-- Metal (``metal/paged_decode.metal``): the same algorithm and tiling for Apple Silicon. It
+- CUDA (``cuda/paged_decode.cu``, ``cuda/paged_decode_merge.cu``): proven against
+  `attend_by_hand` on the H200 (tests marked ``gpu``, with one and three spans;
+  notes/engine-gpu.md has the figures), and run on the CPU under the CUDA emulation in CI.
+- Metal (``metal/paged_decode*.metal``): the same algorithm and tiling for Apple Silicon. It
   HAS NEVER BEEN COMPILED OR RUN (no Apple machine here), so it is used only when
   ``VEXEL_METAL_KERNELS=1`` asks for it; otherwise Apple GPUs take the reference path.
 """
