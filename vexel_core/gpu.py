@@ -1,4 +1,5 @@
-"""Which family of Vexel's own GPU kernels runs on MLX's default device."""
+"""What Vexel needs to know of MLX's GPU: which family of its own kernels runs there
+(`kernel_backend`), and how weights get into its memory (`device_resident`)."""
 
 from __future__ import annotations
 
@@ -32,9 +33,10 @@ def device_resident(a: mx.array) -> mx.array:
     rows of one 8192-token prefill step took 52 ms, and those of a 64-token decode step 50 us,
     on the H200 (notes/engine-gpu.md, session 5). An array computed by a GPU kernel lives in
     device memory, so the weight is copied by one (``a * 1`` is exact for every value).
-    Elsewhere (CPU; Apple's unified memory) *a* is returned as it is.
+    Elsewhere (CPU; Apple's unified memory) *a* is returned as it is. Either way evaluated.
     """
     if mx.default_device() == mx.cpu or not mx.cuda.is_available():
+        mx.eval(a)
         return a
     # MLX's buffer cache is keyed by size alone: empty it, or the copy could land in a
     # host-made buffer freed earlier (the last weight of the same shape)
