@@ -1,11 +1,17 @@
-"""What Vexel needs to know of MLX's GPU: which family of its own kernels runs there
-(`kernel_backend`), and how weights get into its memory (`device_resident`)."""
+"""What Vexel needs to know of MLX's GPU: whether MLX computes on CUDA (`on_cuda`), which
+family of Vexel's own kernels runs there (`kernel_backend`), and how weights get into its
+memory (`device_resident`)."""
 
 from __future__ import annotations
 
 import os
 
 import mlx.core as mx
+
+
+def on_cuda() -> bool:
+    """Whether MLX's default device is a CUDA GPU."""
+    return mx.default_device() != mx.cpu and mx.cuda.is_available()
 
 
 def kernel_backend() -> str | None:
@@ -15,10 +21,10 @@ def kernel_backend() -> str | None:
     use them only when ``VEXEL_METAL_KERNELS=1`` asks for it and take the reference paths
     otherwise.
     """
+    if on_cuda():
+        return "cuda"
     if mx.default_device() == mx.cpu:
         return None
-    if mx.cuda.is_available():
-        return "cuda"
     if mx.metal.is_available() and os.environ.get("VEXEL_METAL_KERNELS") == "1":
         return "metal"
     return None
@@ -35,7 +41,7 @@ def device_resident(a: mx.array) -> mx.array:
     device memory, so the weight is copied by one (``a * 1`` is exact for every value).
     Elsewhere (CPU; Apple's unified memory) *a* is returned as it is. Either way evaluated.
     """
-    if mx.default_device() == mx.cpu or not mx.cuda.is_available():
+    if not on_cuda():
         mx.eval(a)
         return a
     # MLX's buffer cache is keyed by size alone: empty it, or the copy could land in a

@@ -16,6 +16,7 @@ import mlx.core as mx
 import mlx.nn as nn
 
 from vexel_core.attention.base import AttentionBatch
+from vexel_core.gpu import on_cuda
 from vexel_core.model.linear import Linear
 
 
@@ -71,8 +72,7 @@ class RoPE:
 
     def __call__(self, x: mx.array, positions: mx.array) -> mx.array:
         """``x[T, H, D]`` at ``positions[T]`` (any order: one offset per token)."""
-        if self.dims < 32 and x.shape[0] * -(-x.shape[1] // 4) >= 128 and (
-                mx.default_device() != mx.cpu and mx.cuda.is_available()):
+        if self.dims < 32 and x.shape[0] * -(-x.shape[1] // 4) >= 128 and on_cuda():
             # MLX 0.32's CUDA rope asks for more than 64 threads along a block's z axis
             # when dims / 2 < 16 and tokens x ceil(heads / 4) >= 128 ("invalid argument"):
             # only small test models rotate so few features
