@@ -90,8 +90,7 @@ class KVPool:
         B, nb = block_tables.shape
         idx = (block_tables[:, :, None] * self.block_size
                + mx.arange(self.block_size, dtype=mx.int32)[None, None, :]).reshape(B, -1)
-        if self.backend is not None:
-            idx = idx + self._tokens[layer]  # zero; orders the gather after the writes
+        idx = self._after_writes(layer, idx)
         return self.k[layer][idx], self.v[layer][idx]
 
     def copy_blocks(self, pairs: list[tuple[int, int]]) -> None:
@@ -102,9 +101,10 @@ class KVPool:
         src = mx.array([s * bs + i for s, _ in pairs for i in range(bs)], dtype=mx.int32)
         dst = mx.array([d * bs + i for _, d in pairs for i in range(bs)], dtype=mx.int32)
         for layer in range(self.spec.n_layers):
-            if self.backend is not None:
-                src_after = src + self._tokens[layer]
-                self.write(layer, dst, self.k[layer][src_after], self.v[layer][src_after])
-            else:
-                self.k[layer][dst] = self.k[layer][src]
-                self.v[layer][dst] = self.v[layer][src]
+            rows = self._after_writes(layer, src)
+            self.write(layer, dst, self.k[layer][rows], self.v[layer][rows])
+
+    def _after_writes(self, layer: int, idx: mx.array) -> mx.array:
+        """*idx* for a gather from *layer*'s pools that must see the in-place writes so far:
+        adding the (zero) token makes the gather depend on them."""
+        return idx + self._tokens[layer] if self.backend is not None else idx
