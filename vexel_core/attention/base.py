@@ -90,9 +90,9 @@ class StepPlan:
             tables = batch.block_tables[mx.array(decode, dtype=mx.int32), :nb]
         else:
             tables = mx.zeros((0, 1), dtype=mx.int32)
-        ctx = mx.array([batch.context_lens[s] for s in decode], dtype=mx.int32)
-        max_ctx = max((batch.context_lens[s] for s in decode), default=0)
-        return StepPlan([starts[s] for s in decode], tables, ctx, others, max_ctx)
+        lens = [batch.context_lens[s] for s in decode]
+        return StepPlan([starts[s] for s in decode], tables, mx.array(lens, dtype=mx.int32),
+                        others, max(lens, default=0))
 
 
 class AttentionBackend(Protocol):

@@ -124,7 +124,7 @@ def paged_decode(
         template=[("T", q.dtype), ("D", D), ("REP", Hq // Hkv), ("BS", block_size),
                   ("WARPS", WARPS)],
         grid=(B * Hkv * S * threads, 1, 1), threadgroup=(threads, 1, 1),
-        output_shapes=[(B, Hq, D), (B, Hq, S, 2 + D) if S > 1 else (1,)],
+        output_shapes=[(B, Hq, D), (1,)] if S == 1 else [(1,), (B, Hq, S, 2 + D)],
         output_dtypes=[q.dtype, mx.float32], **extra,
     )
     return out if S == 1 else merge_splits(part, q.dtype, backend)
