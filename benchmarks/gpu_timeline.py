@@ -19,7 +19,7 @@ import sys
 import tempfile
 from collections import defaultdict
 
-Span = tuple[float, float, str]  # start us, end us, name (with the grid, for kernels)
+Span = tuple[float, float, str, str]  # start us, end us, name, grid ("" for copies)
 
 
 def trace(argv: list[str]) -> list[Span]:
@@ -38,18 +38,14 @@ def trace(argv: list[str]) -> list[Span]:
         prof.export_chrome_trace(path)
         with open(path) as f:
             events = json.load(f)["traceEvents"]
-    return sorted((e["ts"], e["ts"] + e["dur"], _named(e)) for e in events
+    return sorted((e["ts"], e["ts"] + e["dur"], e["name"], str(e.get("args", {}).get("grid", "")))
+                  for e in events
                   if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset") and "dur" in e)
-
-
-def _named(event: dict) -> str:  # type: ignore[type-arg]
-    grid = event.get("args", {}).get("grid")
-    return event["name"] if grid is None else f"{event['name']} grid={grid}"
 
 
 def summarize(spans: list[Span], bin_us: float, top: int) -> None:
     merged: list[list[float]] = []
-    for a, b, _ in spans:
+    for a, b, _, _ in spans:
         if merged and a <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], b)
         else:
@@ -66,14 +62,13 @@ def summarize(spans: list[Span], bin_us: float, top: int) -> None:
             end = min(b, t0 + (k + 1) * bin_us)
             bins[k] += end - a
             a = end
-    for a, _, _ in spans:
+    for a, _, _, _ in spans:
         launches[int((a - t0) // bin_us)] += 1
     print(f"\nper {bin_us / 1e3:g} ms bin: busy %/kernels")
     print(" ".join(f"{100 * bins[k] / bin_us:.0f}/{launches[k]}" for k in range(max(bins) + 1)))
     total: dict[str, float] = defaultdict(float)
     count: dict[str, int] = defaultdict(int)
-    for a, b, named in spans:
-        name = named.split(" grid=")[0]
+    for a, b, name, _ in spans:
         total[name] += b - a
         count[name] += 1
     print("\ntotal ms   count   mean us  share  kernel")
@@ -85,12 +80,12 @@ def summarize(spans: list[Span], bin_us: float, top: int) -> None:
 def where(spans: list[Span], pattern: str, bin_us: float) -> None:
     """Kernels whose name contains *pattern*: launches per time bin, and by grid size."""
     t0 = spans[0][0]
-    hits = [(a, b, n) for a, b, n in spans if pattern in n]
+    hits = [span for span in spans if pattern in span[2]]
     per_bin: dict[int, int] = defaultdict(int)
     by_grid: dict[str, list[float]] = defaultdict(list)
-    for a, b, n in hits:
+    for a, b, _, grid in hits:
         per_bin[int((a - t0) // bin_us)] += 1
-        by_grid[n.split(" grid=")[-1] if " grid=" in n else "-"].append(b - a)
+        by_grid[grid or "-"].append(b - a)
     print(f"\n'{pattern}': {len(hits)} launches; per {bin_us / 1e3:g} ms bin (bin:count):")
     print(" ".join(f"{k}:{v}" for k, v in sorted(per_bin.items())))
     for grid, durs in sorted(by_grid.items(), key=lambda kv: -sum(kv[1]))[:8]:
