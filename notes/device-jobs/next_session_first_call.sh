@@ -8,7 +8,11 @@ mkdir -p /tmp/lc /tmp/vx && tar xJf .devkit/peers/llamacpp-src.tar.xz -C /tmp/lc
    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_SERVER=OFF \
    >/tmp/lc/cmake.log 2>&1 && cmake --build build -j8 --target llama-bench llama-batched-bench \
    >/tmp/lc/build.log 2>&1; echo $? > /tmp/lc/built) &
-# 1. The quantized kernels after device_resident (not rerun in session 5).
+# 1. What changed after session 5's last call (split decode's outputs, copy-on-write through
+#    the in-place write, gpu.on_cuda), then the quantized kernels after device_resident.
+for t in test_attention_kernels test_kv_pool test_engine; do
+  timeout 240 python3 -m pytest -q -p no:cacheprovider --tb=line tests/$t.py 2>&1 | tail -3
+done
 timeout 240 python3 -m pytest -q -p no:cacheprovider --tb=line tests/test_quant_kernels.py 2>&1 | tail -4
 # 2. Did the weights reach device memory? The token table's gathers (52 ms per 8192-token
 #    step before) and the lm_head's nvjet_256x8 (44 ms x 3 before) should be gone.
