@@ -12,6 +12,7 @@ import mlx.core as mx
 import numpy as np
 
 from vexel_core.engine import AsyncEngine, GenerationRequest
+from vexel_core.engine.metrics import StepRecord
 from vexel_core.sampling.params import SamplingParams
 
 
@@ -60,12 +61,15 @@ class BenchResult:
 
 
 async def run_workload(engine: AsyncEngine, w: Workload,
-                       progress: Callable[[int], None] = lambda n: None) -> BenchResult:
-    """Send the workload (greedy, EOS ignored so every request makes output_len tokens)."""
+                       progress: Callable[[int], None] = lambda n: None,
+                       steps: list[StepRecord] | None = None) -> BenchResult:
+    """Send the workload (greedy, EOS ignored so every request makes output_len tokens).
+    With *steps*, the engine appends a `StepRecord` of each of the workload's steps to it."""
     # One-time costs (GPU kernels compiled on first use) are not timed, as llama-bench warms
     # up too: a few requests of the workload's prompt length first, counters reset after.
     await engine.warm_up(w.prompt_len, batches=(min(4, w.num_requests),))
     stats = engine.stats
+    stats.step_records = steps
     vocab = engine.engine.model.vocab_size
     prompts = w.prompts(vocab)
     rng = random.Random(w.seed)

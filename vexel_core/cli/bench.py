@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +31,16 @@ from vexel_core.cli.options import common_options, engine_options, settings_from
 @click.option("--json-out", type=click.Path(dir_okay=False), default=None,
               help="Write the results as JSON here (also printed with --json).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option("--trace-steps", type=click.Path(dir_okay=False), default=None,
+              help="Write one JSON line per engine step of the workload here: host time "
+                   "launching it, time waiting for the step before, decodes and prompt chunks.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
               help="Where --random files are written (default: $VEXEL_CACHE or ~/.cache/vexel).")
 @engine_options
 @common_options
 def bench(model: str | None, preset: str | None, dtype: str, requests: int, prompt_len: int,
           output_len: int, rate: float | None, compare: str | None, json_out: str | None,
-          as_json: bool, cache_dir: str | None, **kw: Any) -> None:
+          as_json: bool, trace_steps: str | None, cache_dir: str | None, **kw: Any) -> None:
     """Measure throughput and latency of concurrent requests."""
     from vexel_core.bench.random_model import write_random_model
     from vexel_core.bench.workload import Workload
@@ -53,7 +57,7 @@ def bench(model: str | None, preset: str | None, dtype: str, requests: int, prom
         kw["max_batch_size"] = requests
     settings = settings_from_cli(model=model, **kw)
     workload = Workload(requests, prompt_len, output_len, rate)
-    results = [_run_vexel(settings, workload)]
+    results = [_run_vexel(settings, workload, trace_steps)]
     if compare == "mlx-lm":
         from vexel_core.bench.mlx_lm_peer import run_mlx_lm
 
@@ -79,22 +83,29 @@ def bench(model: str | None, preset: str | None, dtype: str, requests: int, prom
         _print_table(results, report)
 
 
-def _run_vexel(settings: Any, workload: Any) -> Any:
+def _run_vexel(settings: Any, workload: Any, trace_steps: str | None) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from vexel_core.bench.workload import run_workload
     from vexel_core.engine import start_engine
 
     engine = start_engine(settings)
+    steps: list[Any] | None = [] if trace_steps else None
     try:
         total = workload.num_requests * workload.output_len
         with Progress("[progress.description]{task.description}", BarColumn(),
                       MofNCompleteColumn(), TimeElapsedColumn(), transient=True) as bar:
             task = bar.add_task("vexel: generated tokens", total=total)
-            return asyncio.run(run_workload(engine, workload,
-                                            lambda n: bar.advance(task, n)))
+            result = asyncio.run(run_workload(engine, workload,
+                                              lambda n: bar.advance(task, n), steps))
     finally:
         engine.shutdown()
+    if trace_steps and steps:
+        origin = steps[0].start_s
+        with open(trace_steps, "w") as f:
+            for rec in steps:
+                f.write(json.dumps({**asdict(rec), "start_s": rec.start_s - origin}) + "\n")
+    return result
 
 
 def _print_table(results: list[Any], report: dict[str, Any]) -> None:

@@ -9,13 +9,15 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import mlx.core as mx
 
 from vexel_core.config import EngineSettings, parse_memory
 from vexel_core.engine.loader import LoadedModel
-from vexel_core.engine.metrics import EngineStats
+from vexel_core.engine.metrics import EngineStats, StepRecord
 from vexel_core.engine.request import (
     FinishReason,
     GenerationRequest,
@@ -62,6 +64,35 @@ class _RequestState:
     seqs: list[_SeqState] = field(default_factory=list)
     forked: bool = False
     finished: int = 0
+
+
+class _StepClock:
+    """Times the parts of one `LLMEngine.step` for its `StepRecord`."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.launch_s = self.wait_s = 0.0
+        self.pipelined = False
+
+    @contextmanager
+    def launching(self, *, pipelined: bool = False) -> Iterator[None]:
+        self.pipelined = pipelined
+        t = time.perf_counter()
+        yield
+        self.launch_s += time.perf_counter() - t
+
+    @contextmanager
+    def waiting(self) -> Iterator[None]:
+        t = time.perf_counter()
+        yield
+        self.wait_s += time.perf_counter() - t
+
+    def record(self, schedule: Schedule) -> StepRecord:
+        chunks = [(s.num_tokens, s.start + s.num_tokens) for s in schedule.seqs
+                  if s.num_tokens > 1]
+        return StepRecord(self.start, self.launch_s, self.wait_s, self.pipelined,
+                          decodes=len(schedule.seqs) - len(chunks),
+                          prefill_tokens=sum(n for n, _ in chunks), prefill_chunks=chunks)
 
 
 def device_memory_bytes() -> int:
@@ -193,6 +224,7 @@ class LLMEngine:
                     or self._inflight is not None)
 
     def step(self) -> list[RequestOutput]:
+        clock = _StepClock()
         with self._lock:
             outputs = self._process_aborts()
         prev, self._inflight = self._inflight, None
@@ -204,16 +236,19 @@ class LLMEngine:
                 tokens = prev.sample.tokens
                 if len(rows) != len(prev.pairs):
                     tokens = tokens[mx.array(rows, dtype=mx.int32)]
-                self._inflight = self._launch(schedule, tokens)
-            outputs += self._resolve(prev)
+                with clock.launching(pipelined=True):
+                    self._inflight = self._launch(schedule, tokens)
+            with clock.waiting():
+                outputs += self._resolve(prev)
             if self._inflight is not None:
-                self._update_stats()
+                self._update_stats(clock)
                 return outputs
         with self._lock:
             schedule = self.scheduler.schedule()
         if schedule.seqs:
-            self._inflight = self._launch(schedule)
-        self._update_stats()
+            with clock.launching():
+                self._inflight = self._launch(schedule)
+        self._update_stats(clock)
         return outputs
 
     def _schedule_ahead(self, prev: _InFlight) -> tuple[Schedule, list[int]] | None:
@@ -396,9 +431,11 @@ class LLMEngine:
             num_output_tokens=len(seq.output_ids),
         )
 
-    def _update_stats(self) -> None:
+    def _update_stats(self, clock: _StepClock) -> None:
         st = self.stats
         st.steps += 1
+        if st.step_records is not None and self._inflight is not None:
+            st.step_records.append(clock.record(self._inflight.schedule))
         st.running = len(self.scheduler.running)
         st.waiting = len(self.scheduler.waiting)
         st.kv_blocks_used = self.blocks.num_used

@@ -14,6 +14,25 @@ Listener = Callable[[str, float], None]
 
 
 @dataclass
+class StepRecord:
+    """One engine step, for finding where a run's time goes (``vexel bench --trace-steps``).
+
+    ``launch_s`` is host time spent building and starting the step's graph (on a GPU this
+    includes compiling kernels and building attention plans met for the first time);
+    ``wait_s`` is time spent bringing the previous step's samples to the host (waiting for
+    the device, then detokenizing and checking stops).
+    """
+
+    start_s: float  # time.perf_counter() at the step's start
+    launch_s: float
+    wait_s: float
+    pipelined: bool  # launched while the step before was still running
+    decodes: int  # sequences computing one token
+    prefill_tokens: int  # tokens of sequences computing more than one
+    prefill_chunks: list[tuple[int, int]]  # (tokens, context length) of each of those
+
+
+@dataclass
 class EngineStats:
     running: int = 0
     waiting: int = 0
@@ -26,6 +45,7 @@ class EngineStats:
     prompt_tokens: int = 0  # computed prompt tokens (cache hits excluded)
     generation_tokens: int = 0
     steps: int = 0
+    step_records: list[StepRecord] | None = None  # recorded when a list is set here
     listeners: list[Listener] = field(default_factory=list, repr=False)
 
     @property
