@@ -9,7 +9,7 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
-from vexel_core.attention.backends import BACKENDS, bucket_length
+from vexel_core.attention.backends import BACKENDS, bucket_length, bucket_representatives
 from vexel_core.attention.base import AttentionBatch
 from vexel_core.kvcache.pool import KVPool
 from vexel_core.model.architecture import KVSpec
@@ -25,6 +25,14 @@ def test_bucket_length_bounds_shapes_and_waste() -> None:
         b = bucket_length(n)
         assert b >= n and b % 64 == 0
         assert b - n < max(64, n // 4 + 1)  # at most a quarter more rows past 64
+
+
+@pytest.mark.parametrize("longest", [1, 16, 64, 65, 500, 512, 2048])
+def test_bucket_representatives_reach_every_bucket_once(longest: int) -> None:
+    reps = bucket_representatives(longest)
+    assert [bucket_length(n) for n in reps] == sorted({bucket_length(n)
+                                                       for n in range(1, longest + 1)})
+    assert max(reps) == longest
 
 
 def reference(q, keys, values, positions, scale, softcap, window):  # type: ignore[no-untyped-def]

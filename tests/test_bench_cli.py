@@ -10,10 +10,11 @@ from pathlib import Path
 
 def test_bench_prints_table_and_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
+    trace = tmp_path / "steps.jsonl"
     proc = subprocess.run(
         [sys.executable, "-m", "vexel_core.cli", "bench", "--random", "tiny", "--dtype", "f32",
          "-n", "6", "--prompt-len", "20", "--output-len", "5", "--cache-dir", str(tmp_path),
-         "--kv-cache-memory", "16MiB", "--json-out", str(out)],
+         "--kv-cache-memory", "16MiB", "--json-out", str(out), "--trace-steps", str(trace)],
         capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     for label in ("generated tok/s", "TTFT p50/p90/p99", "ITL p50/p90/p99", "peak KV blocks",
@@ -29,6 +30,14 @@ def test_bench_prints_table_and_writes_json(tmp_path: Path) -> None:
     assert 0 < vexel["peak_kv_blocks"] <= vexel["kv_blocks"]
     ttft = vexel["ttft_s"]
     assert 0 < ttft["p50"] <= ttft["p90"] <= ttft["p99"] <= vexel["wall_s"]
+    # The step trace accounts for every computed token of the workload (not the warm-up's):
+    # each prompt once, then one decode for every output token but the first.
+    steps = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert sum(s["prefill_tokens"] for s in steps) == 6 * 20
+    assert sum(s["decodes"] for s in steps) == 6 * 4
+    assert all(n == ctx == 20 for s in steps for n, ctx in s["prefill_chunks"])
+    assert [s["start_s"] for s in steps] == sorted(s["start_s"] for s in steps)
+    assert all(s["launch_s"] >= s["submit_s"] >= 0 and s["wait_s"] >= 0 for s in steps)
 
 
 def test_bench_refuses_a_peer_without_a_preset(tmp_path: Path) -> None:

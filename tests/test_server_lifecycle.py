@@ -222,10 +222,11 @@ def test_warm_up_runs_before_health_and_metrics_count_only_real_requests(
                                warm_up=warm_up)
     events: list[str] = []
     with running_server(settings, _engine_with_listener(settings, events)) as server:
-        # Rounds of 1, 2 and 4 concurrent requests (4 = max_batch_size caps the 8), then a
+        # Rounds of 1, 2 and 4 concurrent requests (4 = max_batch_size caps the 8), one
+        # prompt per padded length up to the 16-token chunk (one bucket: 64), then a
         # two-chunk prompt beside a short one, each ending at its length limit, all before
         # the engine was handed to the routes.
-        assert events.count("finish:length") == (1 + 2 + 4 + 2 if warm_up else 0)
+        assert events.count("finish:length") == (1 + 2 + 4 + 1 + 2 if warm_up else 0)
         engine = server.state.engine
         assert engine is not None
         blocks = engine.engine.blocks

@@ -195,6 +195,14 @@ def bucket_length(n: int) -> int:
     return -(-n // step) * step
 
 
+def bucket_representatives(longest: int) -> list[int]:
+    """One length of each `bucket_length` that lengths 1..*longest* reach (the bucket
+    itself, or *longest* where the bucket is longer): prompts of these lengths build every
+    fused-attention plan that fresh chunks of at most *longest* tokens will need."""
+    buckets = sorted({bucket_length(n) for n in range(1, longest + 1)})
+    return [min(b, longest) for b in buckets]
+
+
 def _decode_mask(ctx: mx.array, length: int, window: int | None) -> mx.array:
     """``[B, 1, 1, L]``: slot j of a decoding sequence holds a key it sees."""
     j = mx.arange(length, dtype=mx.int32)[None, :]

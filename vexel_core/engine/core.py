@@ -71,7 +71,7 @@ class _StepClock:
 
     def __init__(self) -> None:
         self.start = time.perf_counter()
-        self.launch_s = self.wait_s = 0.0
+        self.launch_s = self.submit_s = self.wait_s = 0.0
         self.pipelined = False
 
     @contextmanager
@@ -82,6 +82,12 @@ class _StepClock:
         self.launch_s += time.perf_counter() - t
 
     @contextmanager
+    def submitting(self) -> Iterator[None]:
+        t = time.perf_counter()
+        yield
+        self.submit_s += time.perf_counter() - t
+
+    @contextmanager
     def waiting(self) -> Iterator[None]:
         t = time.perf_counter()
         yield
@@ -90,7 +96,7 @@ class _StepClock:
     def record(self, schedule: Schedule) -> StepRecord:
         chunks = [(s.num_tokens, s.start + s.num_tokens) for s in schedule.seqs
                   if s.num_tokens > 1]
-        return StepRecord(self.start, self.launch_s, self.wait_s, self.pipelined,
+        return StepRecord(self.start, self.launch_s, self.submit_s, self.wait_s, self.pipelined,
                           decodes=len(schedule.seqs) - len(chunks),
                           prefill_tokens=sum(n for n, _ in chunks), prefill_chunks=chunks)
 
@@ -237,7 +243,7 @@ class LLMEngine:
                 if len(rows) != len(prev.pairs):
                     tokens = tokens[mx.array(rows, dtype=mx.int32)]
                 with clock.launching(pipelined=True):
-                    self._inflight = self._launch(schedule, tokens)
+                    self._inflight = self._launch(schedule, clock, tokens)
             with clock.waiting():
                 outputs += self._resolve(prev)
             if self._inflight is not None:
@@ -247,7 +253,7 @@ class LLMEngine:
             schedule = self.scheduler.schedule()
         if schedule.seqs:
             with clock.launching():
-                self._inflight = self._launch(schedule)
+                self._inflight = self._launch(schedule, clock)
         self._update_stats(clock)
         return outputs
 
@@ -285,7 +291,8 @@ class LLMEngine:
             schedule.seqs.append(ScheduledSeq(seq, seq.num_computed, 1, ahead=True))
         return schedule, rows
 
-    def _launch(self, schedule: Schedule, device_tokens: mx.array | None = None) -> _InFlight:
+    def _launch(self, schedule: Schedule, clock: _StepClock,
+                device_tokens: mx.array | None = None) -> _InFlight:
         """Build the step's forward pass and sampling, start it, account what it computes."""
         result = self.runner.launch(schedule, device_tokens)
         for s in schedule.seqs:
@@ -304,13 +311,15 @@ class LLMEngine:
                 logits,
                 [st.request.sampling for st, _ in pairs], [ss.history for _, ss in pairs],
                 ahead=ahead)
-            mx.async_eval(sample.arrays(), self.pool.all_written())
+            with clock.submitting():
+                mx.async_eval(sample.arrays(), self.pool.all_written())
         else:
             # Nothing samples (mid-prompt chunks only): the cache writes alone. The logits
             # have no rows, and on CUDA a kernel launched over nothing fails ("invalid
             # argument"): the engine tests' failure on the H200, and any prompt longer than
             # one chunk alone in a step.
-            mx.async_eval(self.pool.all_written())
+            with clock.submitting():
+                mx.async_eval(self.pool.all_written())
         return _InFlight(schedule, pairs, sample)
 
     def _sampling_rows(

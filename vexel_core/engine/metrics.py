@@ -17,14 +17,17 @@ Listener = Callable[[str, float], None]
 class StepRecord:
     """One engine step, for finding where a run's time goes (``vexel bench --trace-steps``).
 
-    ``launch_s`` is host time spent building and starting the step's graph (on a GPU this
-    includes compiling kernels and building attention plans met for the first time);
-    ``wait_s`` is time spent bringing the previous step's samples to the host (waiting for
-    the device, then detokenizing and checking stops).
+    ``launch_s`` is host time spent building and starting the step's graph; ``submit_s`` is
+    the part of it spent in ``mx.async_eval``, which encodes the graph (on a GPU: compiling
+    kernels and building attention plans met for the first time) and blocks while the device
+    has too much work queued (MLX on CUDA: more than 10 submitted kernel graphs). ``wait_s``
+    is time spent bringing the previous step's samples to the host (waiting for the device,
+    then detokenizing and checking stops).
     """
 
     start_s: float  # time.perf_counter() at the step's start
     launch_s: float
+    submit_s: float
     wait_s: float
     pipelined: bool  # launched while the step before was still running
     decodes: int  # sequences computing one token
