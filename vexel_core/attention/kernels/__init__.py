@@ -21,7 +21,7 @@ from typing import Any
 
 import mlx.core as mx
 
-from vexel_core.gpu import kernel_backend
+from vexel_core.gpu import cuda_header, kernel_backend
 
 _HERE = Path(__file__).parent
 WARPS = 4
@@ -48,7 +48,7 @@ def _kernel(backend: str) -> Any:
         return mx.fast.cuda_kernel(
             name="vx_paged_decode", input_names=_INPUTS, output_names=["out", "part"],
             source=(_HERE / "cuda" / "paged_decode.cu").read_text(),
-            header=(_HERE / "cuda" / "paged_decode.cuh").read_text())
+            header=cuda_header([_HERE / "cuda" / "paged_decode.cuh"]))
     return mx.fast.metal_kernel(
         name="vx_paged_decode", input_names=_INPUTS, output_names=["out", "part"],
         source=(_HERE / "metal" / "paged_decode.metal").read_text())
@@ -67,7 +67,7 @@ def _merge_kernel(backend: str) -> Any:
         return mx.fast.cuda_kernel(
             name="vx_paged_decode_merge", input_names=["part"], output_names=["out"],
             source=(_HERE / "cuda" / "paged_decode_merge.cu").read_text(),
-            header=(_HERE / "cuda" / "paged_decode.cuh").read_text())
+            header=cuda_header([_HERE / "cuda" / "paged_decode.cuh"]))
     return mx.fast.metal_kernel(
         name="vx_paged_decode_merge", input_names=["part"], output_names=["out"],
         source=(_HERE / "metal" / "paged_decode_merge.metal").read_text())

@@ -16,6 +16,8 @@ from typing import Any
 
 import mlx.core as mx
 
+from vexel_core.gpu import cuda_header
+
 _HERE = Path(__file__).parent
 _INPUTS = ["k", "v", "slots", "k_pool", "v_pool", "after"]
 _THREADS = 256
@@ -27,7 +29,7 @@ def _kernel(backend: str) -> Any:
         return mx.fast.cuda_kernel(
             name="vx_cache_write", input_names=_INPUTS, output_names=["done"],
             source=(_HERE / "cuda" / "cache_write.cu").read_text(),
-            header=(_HERE / "cuda" / "cache_write.cuh").read_text(),
+            header=cuda_header([_HERE / "cuda" / "cache_write.cuh"]),
             ensure_row_contiguous=False)
     return mx.fast.metal_kernel(
         name="vx_cache_write", input_names=_INPUTS, output_names=["done"],

@@ -52,15 +52,17 @@ def gguf_matmul(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType) -> 
     if backend is None:
         raise ValueError("gguf_matmul needs MLX's default device to be a GPU")
     lib = library(backend)
-    lead = x.shape[:-1]
-    x2 = x.reshape(-1, x.shape[-1])
+    # (each operation skipped when it would change nothing: a token's host time adds up)
+    x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
     if x2.dtype not in (mx.float32, mx.float16, mx.bfloat16):
         x2 = x2.astype(mx.float32)
     if x2.shape[0] < PREFILL_ROWS:
         y = lib.gemv(x2, raw, ggml_type)
     else:
         y = _dequantize_matmul(lib, x2, raw, ggml_type)
-    return y.reshape(*lead, raw.shape[0]).astype(x.dtype)
+    if x.ndim != 2:
+        y = y.reshape(*x.shape[:-1], raw.shape[0])
+    return y if y.dtype == x.dtype else y.astype(x.dtype)
 
 
 def gguf_dequantize(raw: mx.array, ggml_type: GGMLQuantizationType, dtype: mx.Dtype) -> mx.array:

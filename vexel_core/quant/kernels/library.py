@@ -3,10 +3,10 @@
 The kernel sources live beside this file: ``common/*.h`` (the block formats and their exact
 decoding, shared by both backends), ``cuda/*`` for `mx.fast.cuda_kernel` and ``metal/*`` for
 `mx.fast.metal_kernel`. A backend's prelude, the common headers, its memory helpers and its
-kernels are joined into the kernel's ``header``; the ``.cu``/``.metal`` file of an operation is
-its body (MLX generates the signature). The format and the tiling arrive as template
-arguments, so each (operation, format, activation dtype, tile) compiles once per process
-(NVRTC: about 1-2 s each).
+kernels make the kernel's ``header`` (on CUDA included by path, `vexel_core.gpu.cuda_header`);
+the ``.cu``/``.metal`` file of an operation is its body (MLX generates the signature). The
+format and the tiling arrive as template arguments, so each (operation, format, activation
+dtype, tile) compiles once per process (NVRTC: about 1-2 s each).
 
 What is verified (notes/gpu-kernels.md): on an H200, both CUDA kernels equal the reference for
 all ten formats (tests/test_quant_kernels.py, marked ``gpu``); off the GPU, the format
@@ -25,6 +25,8 @@ from typing import Any, Literal
 
 import mlx.core as mx
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
+
+from vexel_core.gpu import cuda_header
 
 Backend = Literal["cuda", "metal"]
 Op = Literal["gemv", "dequant"]
@@ -78,8 +80,11 @@ def default_tiling(backend: Backend, tile: int) -> GemvTiling:
 
 
 def kernel_source(backend: Backend, op: Op) -> tuple[str, str]:
-    """(header, body) of one operation, as handed to MLX."""
-    header = "\n".join((_HERE / name).read_text() for name in _HEADERS[backend])
+    """(header, body) of one operation, as handed to MLX. CUDA's header includes the files
+    by path (`cuda_header`); Metal compiles one string, so its header is their text."""
+    files = [_HERE / name for name in _HEADERS[backend]]
+    header = (cuda_header(files) if backend == "cuda"
+              else "\n".join(f.read_text() for f in files))
     return header, (_HERE / _BODIES[backend][op]).read_text()
 
 
@@ -144,21 +149,9 @@ class KernelLibrary:
         repeat the pass. *init_value* fills the output before the kernel runs (tests poison it
         with NaN to catch elements the kernel never writes).
         """
-        rows, cols = _check(raw, ggml_type)
-        if x.ndim != 2 or x.shape[1] != cols or x.dtype not in ACTIVATION_DTYPES:
-            raise ValueError(
-                f"x must be [M, {cols}] float32, float16 or bfloat16; got {x.shape} {x.dtype}"
-            )
-        mt = tile or activation_tile(x.shape[0])
-        tiling = tiling or default_tiling(self.backend, mt)
-        ctas = -(-rows // tiling.rows) * -(-x.shape[0] // mt)
-        threads = tiling.warps * 32
-        template = [
-            ("GGML_TYPE", int(ggml_type)), ("T", x.dtype), ("MT", mt),
-            ("ROWS", tiling.rows), ("WARPS", tiling.warps), ("STAGES", tiling.stages),
-        ]
-        return self._launch("gemv", [raw, x], template, ctas * threads, threads,
-                            (x.shape[0], rows), x.dtype, init_value)
+        launch = _gemv_launch(self.backend, ggml_type, raw.shape, raw.dtype, x.shape, x.dtype,
+                              tile, tiling)
+        return self._launch("gemv", [raw, x], launch, init_value)
 
     def dequantize(
         self,
@@ -169,36 +162,78 @@ class KernelLibrary:
         init_value: float | None = None,
     ) -> mx.array:
         """The blocks ``raw[N, row_bytes]`` as a ``[N, K]`` matrix of *dtype*."""
-        rows, cols = _check(raw, ggml_type)
-        if dtype not in ACTIVATION_DTYPES:
-            raise ValueError(f"dtype must be float32, float16 or bfloat16; got {dtype}")
-        jobs = rows * -(-cols // CHUNK_ELEMS)
-        threads = DEQUANT_WARPS * 32
-        template = [("GGML_TYPE", int(ggml_type)), ("T", dtype), ("WARPS", DEQUANT_WARPS)]
-        return self._launch("dequant", [raw], template, -(-jobs // DEQUANT_WARPS) * threads,
-                            threads, (rows, cols), dtype, init_value)
+        return self._launch("dequant", [raw], _dequant_launch(ggml_type, raw.shape, raw.dtype,
+                                                              dtype), init_value)
 
-    def _launch(
-        self, op: Op, inputs: list[mx.array], template: list[tuple[str, Any]], grid: int,
-        threads: int, shape: tuple[int, int], dtype: mx.Dtype, init_value: float | None,
-    ) -> mx.array:
+    def _launch(self, op: Op, inputs: list[mx.array], launch: _Launch,
+                init_value: float | None) -> mx.array:
         extra = {} if init_value is None else {"init_value": init_value}
         out = self._kernel(op)(
-            inputs=inputs, template=template, grid=(grid, 1, 1), threadgroup=(threads, 1, 1),
-            output_shapes=[shape], output_dtypes=[dtype], **extra,
+            inputs=inputs, template=launch.template, grid=launch.grid,
+            threadgroup=launch.threadgroup, output_shapes=[launch.shape],
+            output_dtypes=[launch.dtype], **extra,
         )
         return out[0]
 
 
-def _check(raw: mx.array, ggml_type: GGMLQuantizationType) -> tuple[int, int]:
-    """(rows, columns) of the matrix whose blocks are *raw*."""
+@dataclass(frozen=True)
+class _Launch:
+    """A kernel call's arguments besides its inputs (built once per shape, since decoding
+    launches four products per layer per token and every microsecond of host time shows)."""
+
+    template: list[tuple[str, Any]]
+    grid: tuple[int, int, int]
+    threadgroup: tuple[int, int, int]
+    shape: tuple[int, int]
+    dtype: mx.Dtype
+
+
+@cache
+def _gemv_launch(
+    backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
+    raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype, tile: int | None,
+    tiling: GemvTiling | None,
+) -> _Launch:
+    rows, cols = _check(raw_shape, raw_dtype, ggml_type)
+    if len(x_shape) != 2 or x_shape[1] != cols or x_dtype not in ACTIVATION_DTYPES:
+        raise ValueError(
+            f"x must be [M, {cols}] float32, float16 or bfloat16; got {x_shape} {x_dtype}"
+        )
+    mt = tile or activation_tile(x_shape[0])
+    tiling = tiling or default_tiling(backend, mt)
+    ctas = -(-rows // tiling.rows) * -(-x_shape[0] // mt)
+    threads = tiling.warps * 32
+    template = [
+        ("GGML_TYPE", int(ggml_type)), ("T", x_dtype), ("MT", mt),
+        ("ROWS", tiling.rows), ("WARPS", tiling.warps), ("STAGES", tiling.stages),
+    ]
+    return _Launch(template, (ctas * threads, 1, 1), (threads, 1, 1), (x_shape[0], rows),
+                   x_dtype)
+
+
+@cache
+def _dequant_launch(ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
+                    raw_dtype: mx.Dtype, dtype: mx.Dtype) -> _Launch:
+    rows, cols = _check(raw_shape, raw_dtype, ggml_type)
+    if dtype not in ACTIVATION_DTYPES:
+        raise ValueError(f"dtype must be float32, float16 or bfloat16; got {dtype}")
+    jobs = rows * -(-cols // CHUNK_ELEMS)
+    threads = DEQUANT_WARPS * 32
+    template = [("GGML_TYPE", int(ggml_type)), ("T", dtype), ("WARPS", DEQUANT_WARPS)]
+    return _Launch(template, (-(-jobs // DEQUANT_WARPS) * threads, 1, 1), (threads, 1, 1),
+                   (rows, cols), dtype)
+
+
+def _check(shape: tuple[int, ...], dtype: mx.Dtype,
+           ggml_type: GGMLQuantizationType) -> tuple[int, int]:
+    """(rows, columns) of the matrix whose blocks are an array of *shape* and *dtype*."""
     elems, nbytes = block_shape(ggml_type)
-    if raw.ndim != 2 or raw.dtype != mx.uint8 or raw.shape[1] % nbytes:
+    if len(shape) != 2 or dtype != mx.uint8 or shape[1] % nbytes:
         raise ValueError(
             f"raw must be uint8 [rows, blocks * {nbytes}] for {ggml_type.name}; "
-            f"got {raw.shape} {raw.dtype}"
+            f"got {shape} {dtype}"
         )
-    return raw.shape[0], raw.shape[1] // nbytes * elems
+    return shape[0], shape[1] // nbytes * elems
 
 
 @cache
