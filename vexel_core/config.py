@@ -51,7 +51,8 @@ class EngineSettings(_Group):
     enable_prefix_cache: bool = True
     seed: int | None = None
     quant_path: Literal["auto", "kernel", "affine"] = Field(
-        "auto", description="quantized products: measured choice, GGUF kernels or MLX affine"
+        "auto", description="quantized products: measured choice, GGUF kernels or MLX affine "
+        "(on CUDA, Q2_K, Q3_K and Q6_K keep the kernels: MLX cannot launch their affine form)"
     )
 
 

@@ -11,7 +11,8 @@ Three paths exist for a GGUF block-format weight (`BlockWeight`):
 `TABLE` picks one per (device kind, format, activation-row bucket). The setting
 ``engine.quant_path`` overrides it: ``affine`` forces MLX's path and ``kernel`` the GGUF
 kernels wherever a GPU backend has them, so the two can be compared in one run
-(``VEXEL_ENGINE__QUANT_PATH=kernel``; benchmarks/kernels.py times both side by side).
+(``VEXEL_ENGINE__QUANT_PATH=kernel``; benchmarks/kernels.py times both side by side). On
+CUDA, ``affine`` cannot be had for the formats in `CUDA_AFFINE_FAILS`: they keep the kernels.
 
 What the table rests on (notes/gpu-kernels.md): on the H200 every format's kernels passed
 their GPU tests (products at 1, 3, 8 and 33 activation rows on poisoned outputs, dequantization
@@ -57,6 +58,12 @@ TABLE: dict[DeviceKind, dict[GGMLQuantizationType, tuple[QuantPath, QuantPath, Q
 }
 del A, K
 
+# MLX 0.32's CUDA affine product fails to launch ("cuGraphAddKernelNode ... invalid argument")
+# for these formats, whose affine terms are the only ones with groups of 128 columns (seen in
+# sessions 2, 3 and 6 on the H200): a forced ``affine`` would fail at the first product.
+CUDA_AFFINE_FAILS = frozenset({GGMLQuantizationType.Q2_K, GGMLQuantizationType.Q3_K,
+                               GGMLQuantizationType.Q6_K})
+
 
 def row_bucket(rows: int) -> int:
     """Index into a `TABLE` entry for *rows* activation rows."""
@@ -69,7 +76,7 @@ def select(
 ) -> QuantPath:
     """The path for *ggml_type* on *device* for activation-row *bucket* (`row_bucket`)."""
     has_kernel = device != "cpu" and ggml_type in KERNEL_TYPES
-    if mode == "affine":
+    if mode == "affine" and not (device == "cuda" and ggml_type in CUDA_AFFINE_FAILS):
         return QuantPath.MLX_AFFINE
     if mode == "kernel" and has_kernel:
         return QuantPath.GGUF_KERNEL
