@@ -28,9 +28,10 @@ from gguf import GGMLQuantizationType as T
 from gguf.quants import dequantize as gguf_dequantize
 
 from tests import emulation
+from vexel_core.gpu import cuda_header
 from vexel_core.quant.formats import ALL_FORMATS
 from vexel_core.quant.kernels import KERNEL_TYPES, gguf_matmul, gpu_backend, library
-from vexel_core.quant.kernels.library import activation_tile
+from vexel_core.quant.kernels.library import activation_tile, kernel_source
 from vexel_core.quant.measure import random_raw
 from vexel_core.quant.selection import QuantPath, row_bucket, select, select_for
 
@@ -280,3 +281,20 @@ def test_kernels_refuse_what_they_cannot_compute() -> None:
     if gpu_backend() is None:
         with pytest.raises(ValueError, match="needs MLX's default device to be a GPU"):
             gguf_matmul(mx.zeros((1, 32)), mx.zeros((1, 18), mx.uint8), T.Q4_0)
+
+
+def test_cuda_headers_are_included_by_path(tmp_path: Path) -> None:
+    # MLX copies and hashes a kernel's whole source at every call and launch: the CUDA
+    # header names the files (NVRTC reads them once), in the order the kernels need them.
+    header, _ = kernel_source("cuda", "gemv")
+    lines = header.split("\n")[:-1]
+    assert all(line.startswith('#include "/') and line.endswith('"') for line in lines)
+    assert [Path(line[10:-1]).name for line in lines] == [
+        "prelude.cuh", "decode.h", "formats.h", "memory.cuh", "kernels.cuh"]
+    assert all(Path(line[10:-1]).is_file() for line in lines)
+    # a path a quoted include cannot spell is inlined instead
+    odd = tmp_path / 'say "hi".cuh'
+    odd.write_text("#define HI 1\n")
+    plain = tmp_path / "plain.cuh"
+    plain.write_text("#define PLAIN 1\n")
+    assert cuda_header([odd, plain]) == f'#define HI 1\n\n#include "{plain.resolve()}"\n'
