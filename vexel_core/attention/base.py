@@ -36,7 +36,8 @@ class AttentionBatch:
     block_tables: mx.array  # [B, max_blocks] int32, padded with 0
     query_lens: list[int]  # new tokens per sequence; sum == T
     context_lens: list[int]  # tokens each sequence attends to after this step (cached + new)
-    logits_rows: mx.array  # [R] int32: rows of the flat batch whose logits are wanted
+    logits_rows: mx.array | None  # [R] int32: rows of the flat batch whose logits are
+    # wanted; None when every row is (decoding: one token per sequence)
     query_masks: list[mx.array | None] = field(default_factory=list)
     """Per sequence, an optional bool ``[q, q]`` mask among its new tokens (tree decoding);
     empty or None means causal."""

@@ -18,6 +18,7 @@ from typing import Any
 from vexel_core.attention.backends import bucket_representatives
 from vexel_core.engine.core import LLMEngine
 from vexel_core.engine.request import GenerationRequest, RequestOutput
+from vexel_core.gpu import on_cuda
 from vexel_core.logs import get_logger
 from vexel_core.sampling.params import SamplingParams
 
@@ -108,15 +109,16 @@ class AsyncEngine:
         decode row count), so rounds of 1, 2, 4 and 8 concurrent short requests (at most
         max_batch_size) run a prefill and a decode step at each size. Fresh prompt chunks are
         padded to a few lengths (`bucket_length`), and on CUDA MLX's fused attention builds a
-        plan for each new one (cuDNN, up to ~0.7 s on the H200): a round sends one prompt of
-        every padded length up to the chunk size. A last round sends a prompt of two chunks
-        beside a short request: its second chunk attends to cached tokens (the path
+        plan for each new one (cuDNN, up to ~0.7 s on the H200): there a round sends one
+        prompt of every padded length up to the chunk size. A last round sends a prompt of two
+        chunks beside a short request: its second chunk attends to cached tokens (the path
         prefix-cache hits take too) in a step that also decodes. Counters are reset after
         (`EngineStats.reset_counters`); a listener subscribed before would see the warm-up."""
         await self.ready()
         engine = self.engine
         vocab = engine.model.vocab_size
-        longest = engine.context_len - 2
+        # a prompt plus its two tokens must fit the context and, alone, the KV pool
+        longest = min(engine.context_len, engine.num_blocks * engine.blocks.block_size) - 2
         prompt_len = max(1, min(prompt_len, longest))
         sizes = sorted({min(b, engine.settings.max_batch_size) for b in batches})
 
@@ -131,8 +133,9 @@ class AsyncEngine:
         for size in sizes:
             await asyncio.gather(*(one(f"{size}-{i}", prompt_len, size + i)
                                    for i in range(size)))
-        lengths = bucket_representatives(min(engine.settings.prefill_chunk, longest))
-        await asyncio.gather(*(one(f"length-{n}", n, 2000 + n) for n in lengths))
+        if on_cuda():  # the only backend whose fused attention plans per length
+            lengths = bucket_representatives(min(engine.settings.prefill_chunk, longest))
+            await asyncio.gather(*(one(f"length-{n}", n, 2000 + n) for n in lengths))
         two_chunks = engine.settings.prefill_chunk + 16
         if two_chunks <= longest and engine.settings.max_batch_size >= 2:
             await asyncio.gather(one("chunked", two_chunks, 1000),

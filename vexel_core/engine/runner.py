@@ -64,7 +64,10 @@ class ModelRunner:
             block_tables=mx.array(tables, dtype=mx.int32),
             query_lens=query_lens,
             context_lens=context_lens,
-            logits_rows=mx.array(logits_rows, dtype=mx.int32),
+            # every row samples when each sequence computes one token: no gather, and one
+            # host-made array fewer (its first GPU reader pays a page fault on CUDA)
+            logits_rows=(None if len(logits_rows) == total
+                         else mx.array(logits_rows, dtype=mx.int32)),
         )
         ids = mx.array(tokens, dtype=mx.int32) if device_tokens is None else device_tokens
         return ids, batch, sampled

@@ -38,7 +38,8 @@ class CausalLM(nn.Module):
     vocab_size: int
 
     def __call__(self, tokens: mx.array, batch: AttentionBatch) -> mx.array:
-        """``tokens[T]`` (int32, flat over sequences) -> logits ``[len(batch.logits_rows), V]``.
+        """``tokens[T]`` (int32, flat over sequences) -> logits ``[R, V]``, a row for each of
+        ``batch.logits_rows`` (for each of the T tokens when that is None).
 
         Positions, cache slots and which rows need logits all come from *batch*.
         """

@@ -93,7 +93,7 @@ class DecoderLM(CausalLM):
             x = x * mx.array(self.embed_scale, dtype=self.dtype)
         for block in self.blocks:
             x = block(x, batch)
-        x = self.norm(x[batch.logits_rows])
+        x = self.norm(x if batch.logits_rows is None else x[batch.logits_rows])
         logits = self.head(x).astype(mx.float32)
         if self.final_softcap is not None:
             logits = softcap(logits, self.final_softcap)
