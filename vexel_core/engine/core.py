@@ -9,15 +9,13 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import mlx.core as mx
 
 from vexel_core.config import EngineSettings, parse_memory
 from vexel_core.engine.loader import LoadedModel
-from vexel_core.engine.metrics import EngineStats, StepRecord
+from vexel_core.engine.metrics import EngineStats, StepClock
 from vexel_core.engine.request import (
     FinishReason,
     GenerationRequest,
@@ -64,41 +62,6 @@ class _RequestState:
     seqs: list[_SeqState] = field(default_factory=list)
     forked: bool = False
     finished: int = 0
-
-
-class _StepClock:
-    """Times the parts of one `LLMEngine.step` for its `StepRecord`."""
-
-    def __init__(self) -> None:
-        self.start = time.perf_counter()
-        self.launch_s = self.submit_s = self.wait_s = 0.0
-        self.pipelined = False
-
-    @contextmanager
-    def launching(self, *, pipelined: bool = False) -> Iterator[None]:
-        self.pipelined = pipelined
-        t = time.perf_counter()
-        yield
-        self.launch_s += time.perf_counter() - t
-
-    @contextmanager
-    def submitting(self) -> Iterator[None]:
-        t = time.perf_counter()
-        yield
-        self.submit_s += time.perf_counter() - t
-
-    @contextmanager
-    def waiting(self) -> Iterator[None]:
-        t = time.perf_counter()
-        yield
-        self.wait_s += time.perf_counter() - t
-
-    def record(self, schedule: Schedule) -> StepRecord:
-        chunks = [(s.num_tokens, s.start + s.num_tokens) for s in schedule.seqs
-                  if s.num_tokens > 1]
-        return StepRecord(self.start, self.launch_s, self.submit_s, self.wait_s, self.pipelined,
-                          decodes=len(schedule.seqs) - len(chunks),
-                          prefill_tokens=sum(n for n, _ in chunks), prefill_chunks=chunks)
 
 
 def device_memory_bytes() -> int:
@@ -230,7 +193,7 @@ class LLMEngine:
                     or self._inflight is not None)
 
     def step(self) -> list[RequestOutput]:
-        clock = _StepClock()
+        clock = StepClock()
         with self._lock:
             outputs = self._process_aborts()
         prev, self._inflight = self._inflight, None
@@ -291,7 +254,7 @@ class LLMEngine:
             schedule.seqs.append(ScheduledSeq(seq, seq.num_computed, 1, ahead=True))
         return schedule, rows
 
-    def _launch(self, schedule: Schedule, clock: _StepClock,
+    def _launch(self, schedule: Schedule, clock: StepClock,
                 device_tokens: mx.array | None = None) -> _InFlight:
         """Build the step's forward pass and sampling, start it, account what it computes."""
         result = self.runner.launch(schedule, device_tokens)
@@ -440,7 +403,7 @@ class LLMEngine:
             num_output_tokens=len(seq.output_ids),
         )
 
-    def _update_stats(self, clock: _StepClock) -> None:
+    def _update_stats(self, clock: StepClock) -> None:
         st = self.stats
         st.steps += 1
         if st.step_records is not None and self._inflight is not None:

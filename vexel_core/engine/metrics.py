@@ -6,8 +6,14 @@ Plain numbers and observation callbacks: the engine knows nothing of Prometheus.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vexel_core.engine.scheduler import Schedule
 
 Listener = Callable[[str, float], None]
 """Called with (event, value): ``ttft`` / ``itl`` / ``e2e`` seconds, ``finish:<reason>`` 1."""
@@ -33,6 +39,38 @@ class StepRecord:
     decodes: int  # sequences computing one token
     prefill_tokens: int  # tokens of sequences computing more than one
     prefill_chunks: list[tuple[int, int]]  # (tokens, context length) of each of those
+
+
+class StepClock:
+    """Times the parts of one engine step for its `StepRecord`."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.launch_s = self.submit_s = self.wait_s = 0.0
+        self.pipelined = False
+
+    def launching(self, *, pipelined: bool = False) -> AbstractContextManager[None]:
+        self.pipelined = pipelined
+        return self._adding("launch_s")
+
+    def submitting(self) -> AbstractContextManager[None]:
+        return self._adding("submit_s")
+
+    def waiting(self) -> AbstractContextManager[None]:
+        return self._adding("wait_s")
+
+    @contextmanager
+    def _adding(self, part: str) -> Iterator[None]:
+        t = time.perf_counter()
+        yield
+        setattr(self, part, getattr(self, part) + time.perf_counter() - t)
+
+    def record(self, schedule: Schedule) -> StepRecord:
+        chunks = [(s.num_tokens, s.start + s.num_tokens) for s in schedule.seqs
+                  if s.num_tokens > 1]
+        return StepRecord(self.start, self.launch_s, self.submit_s, self.wait_s, self.pipelined,
+                          decodes=len(schedule.seqs) - len(chunks),
+                          prefill_tokens=sum(n for n, _ in chunks), prefill_chunks=chunks)
 
 
 @dataclass
