@@ -93,6 +93,32 @@ def test_concurrent_equals_sequential(make_engine, backend: str) -> None:  # typ
     assert all(len(sequential[r.request_id]) == r.max_tokens for r in reqs)
 
 
+def test_admissions_and_prompt_chunks_beside_decodes_are_launched_ahead(make_engine) -> None:  # type: ignore[no-untyped-def]
+    """Requests arriving while others decode: every step that admits a request or goes on
+    with a prompt beside decodes is planned and launched before the previous step's samples
+    reach the host, and the outputs equal one-at-a-time runs."""
+    reqs = _requests(6, seed=5)
+    sequential: Traced = {}
+    one = make_engine(max_batch_size=1)
+    for r in _copy(reqs):
+        sequential.update(run_traced(one, [r]))
+    many = make_engine(max_batch_size=8, max_batched_tokens=40, prefill_chunk=16)
+    many.stats.step_records = []
+    arriving = _copy(reqs)
+    got: Traced = {r.request_id: [] for r in reqs}
+    steps = 0
+    while arriving or many.has_work():
+        if arriving and steps % 3 == 0:
+            many.add_request(arriving.pop(0))
+        for o in many.step():
+            got[o.request_id] += [(lp.token_id, dict(lp.top)) for lp in o.logprobs or []]
+        steps += 1
+    assert_same_runs(got, sequential, many.model.dtype)
+    mixed = [r for r in many.stats.step_records if r.decodes and r.prefill_tokens]
+    assert any(n < ctx for r in mixed for n, ctx in r.prefill_chunks)  # a continued prompt
+    assert len(mixed) >= 3 and all(r.pipelined for r in mixed)
+
+
 def test_a_step_that_samples_nothing_evaluates_no_empty_array(make_engine) -> None:  # type: ignore[no-untyped-def]
     """A step of mid-prompt chunks only has no logits rows; it must evaluate the cache
     writes alone (the fixture fails the test on any empty array evaluated)."""

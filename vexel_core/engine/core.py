@@ -181,11 +181,13 @@ class LLMEngine:
 
     # -- the step -----------------------------------------------------------------------
     # Steps are pipelined: a step's graph is launched (`mx.async_eval`) and left running; the
-    # next call, when every running sequence simply decodes on, launches the following step
-    # with the sampled tokens still on the device as its inputs, and only then brings the
-    # previous tokens to the host (detokenize, stop checks). The host's work overlaps the
-    # GPU's. Anything else (admissions, preemption, penalties that read the history, forks)
-    # waits for the step in flight first.
+    # next call plans and launches the following step before the previous one's samples
+    # reach the host: sequences that sampled decode their pending token, still on the device,
+    # unfinished prompts go on with their next chunk, and waiting requests are admitted into
+    # the rest of the budget. Only then are the previous samples brought to the host
+    # (detokenize, stop checks), so the host's work overlaps the GPU's. A step that needs the
+    # samples first waits for them: penalties read the history, and a pool too full for the
+    # plan needs the scheduler's preemption.
 
     def has_work(self) -> bool:
         with self._lock:
@@ -200,11 +202,14 @@ class LLMEngine:
         if prev is not None:
             with self._lock:
                 ahead = self._schedule_ahead(prev)
-            if ahead is not None and prev.sample is not None:
+            if ahead is not None:
                 schedule, rows = ahead
-                tokens = prev.sample.tokens
-                if len(rows) != len(prev.pairs):
-                    tokens = tokens[mx.array(rows, dtype=mx.int32)]
+                tokens = None
+                if rows:
+                    assert prev.sample is not None
+                    tokens = prev.sample.tokens
+                    if len(rows) != len(prev.pairs):
+                        tokens = tokens[mx.array(rows, dtype=mx.int32)]
                 with clock.launching(pipelined=True):
                     self._inflight = self._launch(schedule, clock, tokens)
             with clock.waiting():
@@ -221,13 +226,15 @@ class LLMEngine:
         return outputs
 
     def _schedule_ahead(self, prev: _InFlight) -> tuple[Schedule, list[int]] | None:
-        """The next step, if it is every running sequence decoding one more token."""
+        """The next step, planned while *prev* runs: its schedule (the decodes of pending
+        tokens first, marked ``ahead``) and, for each of those decodes, its row of *prev*'s
+        draw. None when the plan needs *prev*'s samples (see the comment above `has_work`)."""
         sched = self.scheduler
-        if sched.waiting and len(sched.running) < sched.max_batch_size:
-            return None  # someone could be admitted: schedule properly
         rows: list[int] = []
+        pending = set()  # sequences whose next token is still on the device (or never comes)
         for k, (state, ss) in enumerate(prev.pairs):
             seq, req = ss.seq, state.request
+            pending.add(id(seq))
             if seq.status is not SeqStatus.RUNNING:
                 continue  # aborted since
             p = req.sampling
@@ -237,22 +244,31 @@ class LLMEngine:
                     or seq.num_tokens + 1 >= self.context_len):
                 continue  # the pending token is its last
             rows.append(k)
-        chosen = {id(prev.pairs[k][1].seq) for k in rows}
-        if not rows or any(id(s) not in chosen for s in sched.running):
-            return None  # a running sequence needs more than one decode token
+        # the pending decodes first (their inputs lead the token batch), then the running
+        # sequences whose next tokens are on the host: prompt chunks, decodes left out before
+        plan: list[tuple[Sequence, int | None]] = [(prev.pairs[k][1].seq, k) for k in rows]
+        plan += [(seq, None) for seq in sched.running if id(seq) not in pending]
         schedule = Schedule()
-        taken: list[Sequence] = []
-        for k in rows:
-            seq = prev.pairs[k][1].seq
+        taken_rows: list[int] = []
+        budget = sched.max_batched_tokens
+        for seq, row in plan:
+            if budget == 0:
+                break
+            n = 1 if row is not None else sched.chunk(seq, budget)
             try:
-                schedule.copies += self.blocks.allocate(seq.table, 1)
+                schedule.copies += self.blocks.allocate(seq.table, n)
             except OutOfBlocks:
-                for t in taken:
-                    self.blocks.trim(t.table, t.num_computed)
+                for s in schedule.seqs:
+                    self.blocks.trim(s.seq.table, s.seq.num_computed)
                 return None  # the scheduler will preempt
-            taken.append(seq)
-            schedule.seqs.append(ScheduledSeq(seq, seq.num_computed, 1, ahead=True))
-        return schedule, rows
+            schedule.seqs.append(ScheduledSeq(seq, seq.num_computed, n, ahead=row is not None))
+            if row is not None:
+                taken_rows.append(row)
+            budget -= n
+        sched.admit(schedule, budget)
+        if not schedule.seqs:
+            return None
+        return schedule, taken_rows
 
     def _launch(self, schedule: Schedule, clock: StepClock,
                 device_tokens: mx.array | None = None) -> _InFlight:
@@ -266,7 +282,9 @@ class LLMEngine:
             pairs, logit_rows = self._sampling_rows(schedule, result.rows)
         sample = None
         if pairs:
-            ahead = 1 if device_tokens is not None else 0
+            # a history is one token behind where the step's input was still on the device
+            behind = {id(s.seq) for s in schedule.seqs if s.ahead}
+            ahead = [1 if id(ss.seq) in behind else 0 for _, ss in pairs]
             logits = result.logits
             if logit_rows != list(range(logits.shape[0])):  # forks, aborts: pick the rows
                 logits = logits[mx.array(logit_rows, dtype=mx.int32)]

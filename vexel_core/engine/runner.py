@@ -35,15 +35,15 @@ class ModelRunner:
     def build_batch(
         self, schedule: Schedule, device_tokens: mx.array | None = None
     ) -> tuple[mx.array, AttentionBatch, list[int]]:
-        """The flat batch. *device_tokens* (one per sequence, for a step whose inputs were
-        sampled by the previous step and are still on the device) replaces host token ids."""
+        """The flat batch. *device_tokens* are the inputs of the sequences scheduled
+        ``ahead`` (which come first): sampled by the previous step, still on the device."""
         tokens: list[int] = []
         positions: list[int] = []
         slots: list[int] = []
         query_lens, context_lens, logits_rows, sampled = [], [], [], []
         total = 0
         for i, s in enumerate(schedule.seqs):
-            if device_tokens is None:
+            if not s.ahead:
                 tokens += s.seq.tokens(s.start, s.num_tokens)
             positions += range(s.start, s.start + s.num_tokens)
             slots += self.blocks.slots(s.seq.table, s.start, s.num_tokens)
@@ -69,7 +69,12 @@ class ModelRunner:
             logits_rows=(None if len(logits_rows) == total
                          else mx.array(logits_rows, dtype=mx.int32)),
         )
-        ids = mx.array(tokens, dtype=mx.int32) if device_tokens is None else device_tokens
+        if device_tokens is None:
+            ids = mx.array(tokens, dtype=mx.int32)
+        elif tokens:
+            ids = mx.concatenate([device_tokens, mx.array(tokens, dtype=device_tokens.dtype)])
+        else:
+            ids = device_tokens
         return ids, batch, sampled
 
     def launch(self, schedule: Schedule, device_tokens: mx.array | None = None) -> StepResult:

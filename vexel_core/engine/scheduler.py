@@ -73,20 +73,26 @@ class Scheduler:
         for seq in list(self.running):
             if seq.status is not SeqStatus.RUNNING or budget == 0:
                 continue  # preempted earlier in this loop, or no budget left
-            n = self._chunk(seq, budget)
+            n = self.chunk(seq, budget)
             if not self._allocate_or_preempt(seq, n, out):
                 continue
             out.seqs.append(ScheduledSeq(seq, seq.num_computed, n))
             budget -= n
         if out.preempted:  # the pool is under pressure: admit nobody this step
             return out
+        self.admit(out, budget)
+        return out
+
+    def admit(self, out: Schedule, budget: int) -> None:
+        """Admit waiting sequences into *out*, first come first served, while *budget* tokens,
+        the sequence cap and the pool allow (no preemption for an admission)."""
         while self.waiting and budget > 0 and len(self.running) < self.max_batch_size:
             seq = self.waiting[0]
             if not seq.table.blocks:
                 seq.table = self.blocks.match_prefix(seq.token_ids())
                 seq.num_computed = seq.table.num_tokens
                 seq.num_cached_tokens = max(seq.num_cached_tokens, seq.num_computed)
-            n = self._chunk(seq, budget)
+            n = self.chunk(seq, budget)
             try:
                 out.copies += self.blocks.allocate(seq.table, n)
             except OutOfBlocks:
@@ -100,9 +106,9 @@ class Scheduler:
             self.running.append(seq)
             out.seqs.append(ScheduledSeq(seq, seq.num_computed, n))
             budget -= n
-        return out
 
-    def _chunk(self, seq: Sequence, budget: int) -> int:
+    def chunk(self, seq: Sequence, budget: int) -> int:
+        """Tokens *seq* computes next: the rest of its prompt up to a chunk, else one."""
         remaining = seq.num_tokens - seq.num_computed
         return min(remaining, budget, max(1, self.prefill_chunk) if remaining > 1 else 1)
 

@@ -85,11 +85,13 @@ class Sampler:
         return self.launch(logits, params, histories).resolve()
 
     def launch(self, logits: mx.array, params: Sequence[SamplingParams],
-               histories: Sequence[SequenceHistory], *, ahead: int = 0) -> PendingSample:
+               histories: Sequence[SequenceHistory], *,
+               ahead: int | Sequence[int] = 0) -> PendingSample:
         """`sample` without waiting: the draw as unevaluated arrays (``.tokens`` can feed the
-        next forward pass at once). *ahead*: tokens each history is behind (they were
-        sampled but not appended yet); only the random step key depends on it, so rows with
-        penalties, which read the history, must not be launched ahead."""
+        next forward pass at once). *ahead*: tokens each history (or, as a sequence, the
+        history of each row) is behind (they were sampled but not appended yet); only the
+        random step key depends on it, so rows with penalties, which read the history, must
+        not be launched ahead."""
         if logits.ndim != 2 or not logits.shape[0] == len(params) == len(histories):
             raise ValueError(f"logits {logits.shape} need one row per params ({len(params)}) "
                              f"and history ({len(histories)})")
@@ -121,11 +123,13 @@ class Sampler:
         return logits
 
     def _choose(self, logits: mx.array, params: Sequence[SamplingParams],
-                histories: Sequence[SequenceHistory], ahead: int = 0) -> mx.array:
+                histories: Sequence[SequenceHistory],
+                ahead: int | Sequence[int] = 0) -> mx.array:
         sampling = [i for i, p in enumerate(params) if not p.is_greedy]
         if not sampling:
             return mx.argmax(logits, axis=-1)
-        keys = mx.array(np.stack([histories[i].step_key(ahead) for i in sampling]))
+        behind = [ahead] * len(params) if isinstance(ahead, int) else ahead
+        keys = mx.array(np.stack([histories[i].step_key(behind[i]) for i in sampling]))
         noise = _gumbel_rows(logits.shape[-1])(keys)
         if len(sampling) == len(params):
             return mx.argmax(logits + noise, axis=-1)
