@@ -5,6 +5,8 @@ that the padding never reaches a real row."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import mlx.core as mx
 import numpy as np
 import pytest
@@ -52,10 +54,13 @@ def reference(q, keys, values, positions, scale, softcap, window):  # type: igno
 
 @pytest.mark.parametrize("backend", BACKENDS, ids=lambda b: b.name)
 @pytest.mark.parametrize(("softcap", "window"), [(None, None), (None, 8), (30.0, None)])
-def test_mixed_step_matches_float64(backend, softcap, window, rng) -> None:  # type: ignore[no-untyped-def]
-    # Sequences: A fresh (37 new), B 50 cached + 23 new, C 19 cached + 1 new (decoding).
-    cached = [0, 50, 19]
-    new = [37, 23, 1]
+@pytest.mark.parametrize(("cached", "new"), [
+    # A fresh (37 new), B 50 cached + 23 new, C 19 cached + 1 new (decoding)
+    ([0, 50, 19], [37, 23, 1]),
+    # all three decoding: the plan takes the block tables without a gather
+    ([40, 19, 70], [1, 1, 1]),
+], ids=["mixed", "decodes"])
+def test_step_matches_float64(backend, softcap, window, cached, new, rng) -> None:  # type: ignore[no-untyped-def]
     totals = [c + n for c, n in zip(cached, new, strict=True)]
     tables = [list(range(s * 8, s * 8 + 8)) for s in range(3)]  # 8 blocks each, disjoint
     pool = KVPool(KVSpec(1, HKV, D, 1024, mx.float32), 24, BS)
@@ -88,3 +93,7 @@ def test_mixed_step_matches_float64(backend, softcap, window, rng) -> None:  # t
                                      window) for s in range(3)])
     # float32 throughout: summation order only, 1e-5 of the output's scale
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * np.abs(want).max())
+    if new == [1, 1, 1]:  # every sequence decodes: the tables' first 5 blocks (71 tokens)
+        np.testing.assert_array_equal(batch.plan().decode_tables, np.array(tables)[:, :5])
+        exact = dataclasses.replace(batch, block_tables=batch.block_tables[:, :5], _plan=None)
+        assert exact.plan().decode_tables is exact.block_tables  # taken as they are

@@ -86,7 +86,12 @@ class StepPlan:
             treed = s < len(batch.query_masks) and batch.query_masks[s] is not None
             (decode if n == 1 and not treed else others).append(s)
         bs = batch.pool.block_size
-        if decode:
+        if decode == list(range(batch.num_seqs)):  # every sequence decodes: no gather
+            nb = max(-(-batch.context_lens[s] // bs) for s in decode)
+            tables = batch.block_tables
+            if tables.shape[1] != nb:
+                tables = tables[:, :nb]
+        elif decode:
             nb = max(-(-batch.context_lens[s] // bs) for s in decode)
             tables = batch.block_tables[mx.array(decode, dtype=mx.int32), :nb]
         else:
