@@ -15,7 +15,7 @@ second kernel (``paged_decode_merge``).
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,18 @@ def _kernel(backend: str) -> Any:
     return mx.fast.metal_kernel(
         name="vx_paged_decode", input_names=_INPUTS, output_names=["out", "part"],
         source=(_HERE / "metal" / "paged_decode.metal").read_text())
+
+
+@lru_cache(maxsize=256)
+def _parameters(scale: float, softcap: float, window: int, splits: int) -> tuple[mx.array, ...]:
+    """The kernel's ``fparams`` and ``iparams``, made once per value: arrays made on the host
+    cost their first GPU reader a page fault on CUDA (benchmarks/host_arrays.py), and these
+    were made anew for every layer of every step. Evaluated at once, so that they hold plain
+    data any thread's graph may read (an unevaluated array belongs to its thread's stream)."""
+    params = (mx.array([scale, softcap], dtype=mx.float32),
+              mx.array([window, splits], dtype=mx.int32))
+    mx.eval(params)
+    return params
 
 
 def split_count(batch: int, n_kv_heads: int, max_context: int) -> int:
@@ -118,8 +130,7 @@ def paged_decode(
     extra = {} if init_value is None else {"init_value": init_value}
     out, part = _kernel(backend)(
         inputs=[q, k_pool, v_pool, tables.astype(mx.int32), ctx_lens.astype(mx.int32),
-                mx.array([scale, softcap or 0.0], dtype=mx.float32),
-                mx.array([window or 0, S], dtype=mx.int32),
+                *_parameters(scale, softcap or 0.0, window or 0, S),
                 mx.zeros((1,), dtype=mx.int32) if after is None else after],
         template=[("T", q.dtype), ("D", D), ("REP", Hq // Hkv), ("BS", block_size),
                   ("WARPS", WARPS)],
