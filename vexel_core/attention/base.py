@@ -86,16 +86,14 @@ class StepPlan:
             treed = s < len(batch.query_masks) and batch.query_masks[s] is not None
             (decode if n == 1 and not treed else others).append(s)
         bs = batch.pool.block_size
-        if decode == list(range(batch.num_seqs)):  # every sequence decodes: no gather
-            nb = max(-(-batch.context_lens[s] // bs) for s in decode)
-            tables = batch.block_tables
-            if tables.shape[1] != nb:
-                tables = tables[:, :nb]
-        elif decode:
-            nb = max(-(-batch.context_lens[s] // bs) for s in decode)
-            tables = batch.block_tables[mx.array(decode, dtype=mx.int32), :nb]
-        else:
+        nb = max((-(-batch.context_lens[s] // bs) for s in decode), default=0)
+        tables = batch.block_tables
+        if not decode:
             tables = mx.zeros((0, 1), dtype=mx.int32)
+        elif decode != list(range(batch.num_seqs)):  # (when every sequence decodes: no gather)
+            tables = tables[mx.array(decode, dtype=mx.int32), :nb]
+        elif tables.shape[1] != nb:
+            tables = tables[:, :nb]
         lens = [batch.context_lens[s] for s in decode]
         return StepPlan([starts[s] for s in decode], tables, mx.array(lens, dtype=mx.int32),
                         others, max(lens, default=0))
