@@ -28,6 +28,10 @@ PY
   # try direct launches, and fewer, larger graphs.
   MLX_USE_CUDA_GRAPHS=0 timeout 90 vexel $B 2>&1 | grep -E "generated tok/s|ITL" | sed 's/^/no graphs: /'
   MLX_MAX_OPS_PER_BUFFER=1000 MLX_MAX_MB_PER_BUFFER=100000 timeout 90 vexel $B 2>&1 | grep -E "generated tok/s|ITL" | sed 's/^/big graphs: /'
+  # Does replaying each block's MLP half as a compiled graph cut the host's build time?
+  for f in --compile-mlp "" --compile-mlp; do
+    timeout 90 python3 benchmarks/compile_ab.py $f $B 2>&1 | grep -E "generated tok/s|ITL" | sed "s/^/compile[$f]: /"
+  done
   for t in test_engine test_attention_kernels; do
     timeout 150 python3 -m pytest -q -p no:cacheprovider --tb=line tests/$t.py 2>&1 | tail -3
   done
