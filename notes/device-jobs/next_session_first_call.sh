@@ -5,9 +5,9 @@ export VEXEL_CACHE=/tmp/vx
 case "$1" in
 1)
   # Did including the CUDA headers by path cut one request's step (expected ~1 ms of 6.4)?
-  # A/B/A/B, nothing else running (a build would contend for the host). Then the GPU tests
-  # of what changed after session 6's last call: mixed steps pipelined (engine), the plan's
-  # tables without a gather and paged_decode's cached parameters (attention kernels).
+  # A/B/A/B, nothing else running (a build would contend for the host). Then two MLX
+  # settings and one experiment for the same workload, and the engine's GPU tests (mixed
+  # steps are pipelined since session 6's last call; part 2 tests the attention changes).
   B="bench --random llama3-8b --dtype q4_0 -n 1 --prompt-len 128 --output-len 256 --kv-cache-memory 16GiB"
   for round in 1 2; do
     for mode in include inline; do
@@ -29,12 +29,8 @@ PY
   MLX_USE_CUDA_GRAPHS=0 timeout 90 vexel $B 2>&1 | grep -E "generated tok/s|ITL" | sed 's/^/no graphs: /'
   MLX_MAX_OPS_PER_BUFFER=1000 MLX_MAX_MB_PER_BUFFER=100000 timeout 90 vexel $B 2>&1 | grep -E "generated tok/s|ITL" | sed 's/^/big graphs: /'
   # Does replaying each block's MLP half as a compiled graph cut the host's build time?
-  for f in --compile-mlp "" --compile-mlp; do
-    timeout 90 python3 benchmarks/compile_ab.py $f $B 2>&1 | grep -E "generated tok/s|ITL" | sed "s/^/compile[$f]: /"
-  done
-  for t in test_engine test_attention_kernels; do
-    timeout 150 python3 -m pytest -q -p no:cacheprovider --tb=line tests/$t.py 2>&1 | tail -3
-  done
+  timeout 90 python3 benchmarks/compile_ab.py --compile-mlp $B 2>&1 | grep -E "generated tok/s|ITL" | sed 's/^/compiled MLP: /'
+  timeout 150 python3 -m pytest -q -p no:cacheprovider --tb=line tests/test_engine.py 2>&1 | tail -3
   ;;
 2)
   # llama.cpp builds in the background (for call 3) while the quantized kernels' GPU tests
@@ -45,7 +41,7 @@ PY
      >/tmp/lc/cmake.log 2>&1 && cmake --build build -j8 --target llama-bench llama-batched-bench \
      >/tmp/lc/build.log 2>&1; echo $? > /tmp/lc/built) &
   timeout 400 python3 -m pytest -q -p no:cacheprovider --tb=line tests/test_quant_kernels.py 2>&1 | tail -4
-  for t in test_attention_backends test_server_lifecycle; do
+  for t in test_attention_kernels test_attention_backends test_server_lifecycle; do
     timeout 100 python3 -m pytest -q -p no:cacheprovider --tb=line tests/$t.py 2>&1 | tail -3
   done
   wait
