@@ -123,8 +123,15 @@ class _PagedAttention:
         n = q.shape[0]
         pad = bucket_length(n) - n
         q, k, v = (_pad_rows(a, pad) for a in (q, k, v))
+        return self._core_rows(q, k, v, "causal", scale, None, n)
+
+    def _core_rows(
+        self, q: mx.array, k: mx.array, v: mx.array, mask: mx.array | str, scale: float,
+        softcap: float | None, n: int,
+    ) -> mx.array:
+        """`core` for one sequence's rows (``[L, H, D]`` each): the first *n* output rows."""
         out = self.core(q.swapaxes(0, 1)[None], k.swapaxes(0, 1)[None], v.swapaxes(0, 1)[None],
-                        "causal", scale, None)
+                        mask, scale, softcap)
         return out[0, :, :n].swapaxes(0, 1)
 
     def _decode(
@@ -177,9 +184,8 @@ class _PagedAttention:
         mask = plan.memo(("seq", s, window), build_mask)
         qs = _pad_rows(q[rows], pad_q)
         keys, values = _pad_rows(keys, pad_k), _pad_rows(values, pad_k)
-        out = self.core(qs.swapaxes(0, 1)[None], keys.swapaxes(0, 1)[None],
-                        values.swapaxes(0, 1)[None], mask, scale, softcap)
-        return list(range(start, start + n)), out[0, :, :n].swapaxes(0, 1)
+        return list(range(start, start + n)), self._core_rows(qs, keys, values, mask, scale,
+                                                              softcap, n)
 
 
 def _pad_rows(a: mx.array, pad: int) -> mx.array:
