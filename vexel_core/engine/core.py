@@ -249,7 +249,6 @@ class LLMEngine:
         plan: list[tuple[Sequence, int | None]] = [(prev.pairs[k][1].seq, k) for k in rows]
         plan += [(seq, None) for seq in sched.running if id(seq) not in pending]
         schedule = Schedule()
-        taken_rows: list[int] = []
         budget = sched.max_batched_tokens
         for seq, row in plan:
             if budget == 0:
@@ -262,13 +261,12 @@ class LLMEngine:
                     self.blocks.trim(s.seq.table, s.seq.num_computed)
                 return None  # the scheduler will preempt
             schedule.seqs.append(ScheduledSeq(seq, seq.num_computed, n, ahead=row is not None))
-            if row is not None:
-                taken_rows.append(row)
             budget -= n
         sched.admit(schedule, budget)
         if not schedule.seqs:
             return None
-        return schedule, taken_rows
+        # the budget may have stopped the pending decodes early: the rows of those it took
+        return schedule, rows[:sum(s.ahead for s in schedule.seqs)]
 
     def _launch(self, schedule: Schedule, clock: StepClock,
                 device_tokens: mx.array | None = None) -> _InFlight:
