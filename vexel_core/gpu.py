@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 
 import mlx.core as mx
@@ -13,7 +14,15 @@ import mlx.core as mx
 
 def on_cuda() -> bool:
     """Whether MLX's default device is a CUDA GPU."""
-    return mx.default_device() != mx.cpu and mx.cuda.is_available()
+    return mx.default_device() != mx.cpu and _cuda_available()
+
+
+@cache
+def _cuda_available() -> bool:
+    try:
+        return bool(mx.cuda.is_available())
+    except AttributeError:  # builds without the CUDA module
+        return False
 
 
 def kernel_backend() -> str | None:

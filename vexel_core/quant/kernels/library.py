@@ -26,7 +26,7 @@ from typing import Any, Literal
 import mlx.core as mx
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 
-from vexel_core.gpu import cuda_header
+from vexel_core.gpu import cuda_header, on_cuda
 
 Backend = Literal["cuda", "metal"]
 Op = Literal["gemv", "dequant"]
@@ -97,15 +97,7 @@ def gpu_backend() -> Backend | None:
     """The GPU backend MLX computes on by default, or None when that is the CPU."""
     if mx.default_device().type != mx.DeviceType.gpu:
         return None
-    return "cuda" if _cuda_available() else "metal"
-
-
-@cache
-def _cuda_available() -> bool:
-    try:
-        return bool(mx.cuda.is_available())
-    except AttributeError:  # builds without the CUDA module
-        return False
+    return "cuda" if on_cuda() else "metal"
 
 
 def block_shape(ggml_type: GGMLQuantizationType) -> tuple[int, int]:
