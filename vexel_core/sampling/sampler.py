@@ -86,12 +86,11 @@ class Sampler:
 
     def launch(self, logits: mx.array, params: Sequence[SamplingParams],
                histories: Sequence[SequenceHistory], *,
-               ahead: int | Sequence[int] = 0) -> PendingSample:
+               ahead: Sequence[int] | None = None) -> PendingSample:
         """`sample` without waiting: the draw as unevaluated arrays (``.tokens`` can feed the
-        next forward pass at once). *ahead*: tokens each history (or, as a sequence, the
-        history of each row) is behind (they were sampled but not appended yet); only the
-        random step key depends on it, so rows with penalties, which read the history, must
-        not be launched ahead."""
+        next forward pass at once). *ahead*: per row, tokens its history is behind (sampled
+        but not appended yet; None: none behind); only the random step key depends on it, so
+        rows with penalties, which read the history, must not be launched ahead."""
         if logits.ndim != 2 or not logits.shape[0] == len(params) == len(histories):
             raise ValueError(f"logits {logits.shape} need one row per params ({len(params)}) "
                              f"and history ({len(histories)})")
@@ -124,12 +123,12 @@ class Sampler:
 
     def _choose(self, logits: mx.array, params: Sequence[SamplingParams],
                 histories: Sequence[SequenceHistory],
-                ahead: int | Sequence[int] = 0) -> mx.array:
+                ahead: Sequence[int] | None = None) -> mx.array:
         sampling = [i for i, p in enumerate(params) if not p.is_greedy]
         if not sampling:
             return mx.argmax(logits, axis=-1)
-        behind = [ahead] * len(params) if isinstance(ahead, int) else ahead
-        keys = mx.array(np.stack([histories[i].step_key(behind[i]) for i in sampling]))
+        keys = mx.array(np.stack([histories[i].step_key(ahead[i] if ahead else 0)
+                                  for i in sampling]))
         noise = _gumbel_rows(logits.shape[-1])(keys)
         if len(sampling) == len(params):
             return mx.argmax(logits + noise, axis=-1)
