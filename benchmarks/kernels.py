@@ -7,7 +7,8 @@ At the Llama-3-8B shapes (rows x columns of W: 4096x4096, 1024x4096, 14336x4096,
 128256x4096) and 1, 4, 8, 32 and 512 activation rows (bf16), it times ``x @ W.T`` by:
 
 * ``kernel``: `gguf_matmul` on the GGUF blocks (matrix-vector kernel, or dequantize + matmul
-  from `PREFILL_ROWS`), and at 8 and 32 rows the other of the two (``alt``);
+  from `PREFILL_ROWS`), and at 8 and 32 rows the other of the two (``alt``); at one row of
+  Q4_0 or Q8_0 ``kernel`` is ``gemv_int8`` and ``alt`` the float matrix-vector kernel;
 * ``affine``: the weight's MLX affine terms (`BlockWeight.affine_matmul`: one
   ``quantized_matmul`` for Q4_0 ... Q5_K, a few for Q2_K, Q3_K and Q6_K);
 * ``bf16``: MLX's matmul on the dequantized bf16 matrix.
@@ -41,6 +42,7 @@ from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 
 from vexel_core.quant.formats import ALL_FORMATS
 from vexel_core.quant.kernels import PREFILL_ROWS, GemvTiling, gguf_matmul, library
+from vexel_core.quant.kernels.library import INT8_TYPES, Int8Tiling, default_tiling
 from vexel_core.quant.measure import F16_FIELDS
 from vexel_core.quant.weights import BlockWeight, Term
 
@@ -156,6 +158,10 @@ def bench_format(name: str, shapes: Sequence[tuple[int, int]], row_counts: Seque
                 alt = ((lambda r, x=x: lib.gemv(x, r, ggml_type)) if m >= PREFILL_ROWS else
                        (lambda r, x=x: x @ lib.dequantize(r, ggml_type, x.dtype).T))
                 timings["alt"] = timed(alt, raws, raw.nbytes + io)
+            elif m == 1 and ggml_type in INT8_TYPES:
+                timings["alt"] = timed(
+                    lambda r, x=x: lib.gemv(x, r, ggml_type, tiling=default_tiling("cuda", 1)),
+                    raws, raw.nbytes + io)
             if (n, k, m) not in bf16_cache:
                 bf16_cache[(n, k, m)] = timed(lambda w, x=x: x @ w.T, w16s, w16.nbytes + io)
             timings["bf16"] = bf16_cache[(n, k, m)]
@@ -189,6 +195,11 @@ def print_row(r: dict) -> None:
 SWEEP_TILINGS = [GemvTiling(4, 2, 2), GemvTiling(4, 4, 2), GemvTiling(8, 2, 2),
                  GemvTiling(8, 4, 2), GemvTiling(16, 2, 2), GemvTiling(2, 2, 2),
                  GemvTiling(8, 2, 3), GemvTiling(4, 1, 2)]
+# gemv_int8 at one row (warps/stages/CTAs); some exceed 48 KiB of shared memory for Q8_0 at
+# K = 14336 and are reported as failing to compile.
+SWEEP_INT8 = [Int8Tiling(8, 4, 528), Int8Tiling(8, 4, 264), Int8Tiling(8, 4, 1056),
+              Int8Tiling(8, 2, 528), Int8Tiling(8, 3, 528), Int8Tiling(4, 4, 1056),
+              Int8Tiling(4, 6, 1056), Int8Tiling(16, 2, 264), Int8Tiling(16, 3, 264)]
 
 
 def sweep(names: Sequence[str], shapes: Sequence[tuple[int, int]], row_counts: Sequence[int],
@@ -204,14 +215,20 @@ def sweep(names: Sequence[str], shapes: Sequence[tuple[int, int]], row_counts: S
             for m in row_counts:
                 x = mx.random.normal((m, k)).astype(mx.bfloat16)
                 cells = []
-                for tiling in SWEEP_TILINGS:
+                int8 = SWEEP_INT8 if m == 1 and ggml_type in INT8_TYPES else []
+                for tiling in [*SWEEP_TILINGS, *int8]:
+                    label = "/".join(str(v) for v in vars(tiling).values())
+                    if isinstance(tiling, Int8Tiling):
+                        label = f"int8:{label}"
                     gemv = partial(lib.gemv, x, ggml_type=ggml_type, tiling=tiling)
-                    t = timed(gemv, raws, raw.nbytes + io_bytes(x, n))
-                    cells.append(f"{tiling.rows}/{tiling.warps}/{tiling.stages}:{t.us:6.1f}us"
-                                 f"{100 * t.gbps / copy_gbps:4.0f}%")
+                    try:
+                        t = timed(gemv, raws, raw.nbytes + io_bytes(x, n))
+                    except (RuntimeError, ValueError) as e:  # e.g. too much shared memory
+                        cells.append(f"{label}:fails ({str(e)[:60]})")
+                        continue
+                    cells.append(f"{label}:{t.us:6.1f}us{100 * t.gbps / copy_gbps:4.0f}%")
                     out.append({"format": name, "rows": n, "cols": k, "m": m,
-                                "tiling": [tiling.rows, tiling.warps, tiling.stages],
-                                "us": t.us, "gbps": t.gbps})
+                                "tiling": label, "us": t.us, "gbps": t.gbps})
                 print(f"sweep {name:5} {n}x{k} m={m}: " + "  ".join(cells), flush=True)
             del raw, raws
             mx.clear_cache()

@@ -9,10 +9,13 @@ Each test body runs on three paths:
   kernels' indexing, staging and reductions; needs a C++20 compiler;
 * ``reference``: MLX's dequantization to float32, then MLX's matmul.
 
-The judge is float64 arithmetic on `gguf.quants.dequantize`'s values. Shapes are awkward on
-purpose: 37 weight rows (9 when emulated; the kernel takes 4 per CTA), rows of several
-1024-element chunks with a partial last one, 1, 3, 8 and 33 activation rows (33: five passes
-of the 8-row tile), and a weight that starts one row into its buffer (not 16-byte aligned).
+The judge is float64 arithmetic on `gguf.quants.dequantize`'s values and on the activations
+as the path reads them: on CUDA one activation row of Q4_0 or Q8_0 is rounded to int8 per
+32-element block (`int8_activations` repeats that rounding exactly), every other product reads
+x as it is. Shapes are awkward on purpose: 37 weight rows (9 when emulated; the kernel takes 4
+per CTA), rows of several 1024-element chunks with a partial last one, 1, 3, 8 and 33
+activation rows (33: five passes of the 8-row tile), and a weight that starts one row into its
+buffer (not 16-byte aligned).
 """
 
 from __future__ import annotations
@@ -31,7 +34,13 @@ from tests import emulation
 from vexel_core.gpu import cuda_header
 from vexel_core.quant.formats import ALL_FORMATS
 from vexel_core.quant.kernels import KERNEL_TYPES, gguf_matmul, gpu_backend, library
-from vexel_core.quant.kernels.library import activation_tile, kernel_source
+from vexel_core.quant.kernels.library import (
+    INT8_TYPES,
+    Int8Tiling,
+    activation_tile,
+    default_int8_tiling,
+    kernel_source,
+)
 from vexel_core.quant.measure import random_raw
 from vexel_core.quant.selection import QuantPath, row_bucket, select, select_for
 
@@ -80,6 +89,33 @@ def float32_bound(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return x.shape[-1] * 2.0**-24 * (np.abs(x) @ np.abs(w).T)
 
 
+def int8_activations(x: np.ndarray) -> np.ndarray:
+    """*x* as ``gemv_int8`` multiplies it (cuda/gemv_int8.cuh, round_block): each 32-element
+    block becomes d * q with d = amax / 127 and q = rint(x * (127 / amax)), both divisions
+    IEEE-rounded float32, the product exact and rounded half to even. Repeated exactly, so the
+    kernel is still judged by float32 rounding alone."""
+    blocks = x.astype(np.float32).reshape(*x.shape[:-1], -1, 32)
+    amax = np.abs(blocks).max(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore"):
+        inv = np.where(amax > 0, np.float32(127) / amax, np.float32(0))
+    q = np.rint(blocks.astype(np.float64) * inv.astype(np.float64))
+    return (q * (amax / np.float32(127)).astype(np.float64)).reshape(x.shape)
+
+
+def rounds_to_int8(path: str, ggml_type: T, n_tokens: int) -> bool:
+    """Whether *path* runs this product through ``gemv_int8``: one row of Q4_0 or Q8_0 on
+    CUDA, and in its emulation, which repeats what CUDA runs."""
+    cuda = path == "emulated_cuda" or (path == "gguf_kernel" and gpu_backend() == "cuda")
+    return cuda and n_tokens == 1 and ggml_type in INT8_TYPES
+
+
+def as_read(path: str, ggml_type: T, x: np.ndarray) -> np.ndarray:
+    """The activations *path*'s product multiplies, in float64."""
+    if rounds_to_int8(path, ggml_type, x.shape[0]):
+        return int8_activations(x)
+    return x.astype(np.float64)
+
+
 @pytest.fixture(scope="session")
 def emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """tests/kernel_emulation/run_kernels.cpp built against the kernel sources."""
@@ -88,21 +124,32 @@ def emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
-            tiling: tuple[int, int, int] = (4, 4, 2)) -> mx.array:
-    """``x @ W.T`` by *path*: the matrix-vector kernel (any row count: more than 8 repeats the
-    8-row tile) on a poisoned output, its emulation, or the reference."""
+            tiling: tuple[int, int, int] | Int8Tiling | None = None) -> mx.array:
+    """``x @ W.T`` by *path*: the matrix-vector kernels (any row count: more than 8 repeats the
+    8-row tile; one row of Q4_0/Q8_0 on CUDA is ``gemv_int8``'s) on a poisoned output, their
+    emulation, or the reference. An `Int8Tiling` asks the emulation for ``gemv_int8`` with that
+    tiling, a (rows, warps, stages) tuple for the float kernel with that one."""
     if path == "gguf_kernel":
         backend = gpu_backend()
         assert backend is not None
-        return library(backend).gemv(x, m.raw, m.ggml_type, init_value=NAN)
+        chosen = tiling if isinstance(tiling, Int8Tiling) else None
+        return library(backend).gemv(x, m.raw, m.ggml_type, tiling=chosen, init_value=NAN)
     if path == "emulated_cuda":
         binary = request.getfixturevalue("emulator")
         bf16 = x.dtype == mx.bfloat16
         if not bf16 and x.dtype != mx.float32:
             pytest.skip("the emulation runs float32 and bfloat16 activations")
+        if isinstance(tiling, Int8Tiling) or (
+                tiling is None and rounds_to_int8(path, m.ggml_type, x.shape[0])):
+            t = tiling if isinstance(tiling, Int8Tiling) else default_int8_tiling(m.ggml_type)
+            args = ["gemv_int8", int(m.ggml_type), t.warps, t.stages, t.ctas, m.rows,
+                    m.buffer.shape[1], m.skip, int(bf16)]
+            y = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()
+                                            + np.array(x.view(mx.uint8)).tobytes()), np.uint8)
+            return mx.array(y).view(x.dtype).reshape(1, m.rows)
         tile = activation_tile(x.shape[0])
-        args = ["gemv", int(m.ggml_type), tile, *tiling, m.rows, m.buffer.shape[1], x.shape[0],
-                m.skip, int(bf16)]
+        args = ["gemv", int(m.ggml_type), tile, *(tiling or (4, 4, 2)), m.rows,
+                m.buffer.shape[1], x.shape[0], m.skip, int(bf16)]
         y = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()
                                         + np.array(x.view(mx.uint8)).tobytes()), np.uint8)
         return mx.array(y).view(x.dtype).reshape(x.shape[0], m.rows)
@@ -135,7 +182,8 @@ def test_product_equals_reference(
     x = rng.normal(size=(n_tokens, m.values.shape[1])).astype(np.float32)
     y = np.array(product(path, mx.array(x), m, request))
     assert y.shape == (n_tokens, m.rows) and np.isfinite(y).all()
-    assert (np.abs(y - x @ m.values.T) <= float32_bound(x, m.values)).all()
+    xr = as_read(path, ggml_type, x)
+    assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all()
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -149,7 +197,7 @@ def test_half_precision_activations(
     x = mx.array(rng.normal(size=(3, m.values.shape[1])).astype(np.float32)).astype(dtype)
     y = product(path, x, m, request)
     assert y.dtype == (mx.float32 if path == "reference" else dtype)
-    xf = np.array(x.astype(mx.float32)).astype(np.float64)  # the values the kernel reads
+    xf = as_read(path, ggml_type, np.array(x.astype(mx.float32)))  # what the kernel multiplies
     exact = xf @ m.values.T
     got = np.array(y.astype(mx.float32))
     assert np.isfinite(got).all()
@@ -167,7 +215,8 @@ def test_unaligned_weight_buffer(
     m = matrix(ggml_type, rng, skip=1, path=path)
     x = rng.normal(size=(1, m.values.shape[1])).astype(np.float32)
     y = np.array(product(path, mx.array(x), m, request))
-    assert (np.abs(y - x @ m.values.T) <= float32_bound(x, m.values)).all()
+    xr = as_read(path, ggml_type, x)
+    assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all()
     values = np.array(dequantized(path, m, mx.float32, request))
     np.testing.assert_array_equal(values, m.values.astype(np.float32))
 
@@ -203,6 +252,38 @@ def test_emulated_kernel_with_other_tilings(
     assert (np.abs(y - x @ m.values.T) <= float32_bound(x, m.values)).all()
 
 
+@pytest.mark.parametrize("path", PATHS[:2])
+@pytest.mark.parametrize("tiling", [None, Int8Tiling(warps=2, stages=2, ctas=2)],
+                         ids=["default", "2warps-2stages-2ctas"])
+@pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16], ids=["f32", "bf16"])
+@pytest.mark.parametrize("ggml_type", sorted(INT8_TYPES, key=int), ids=lambda t: t.name)
+def test_one_row_int8_kernel(
+    path: str, ggml_type: T, dtype: mx.Dtype, tiling: Int8Tiling | None,
+    rng: np.random.Generator, request: pytest.FixtureRequest,
+) -> None:
+    # gemv_int8 on a weight one row into its buffer, with one block of x all zeros (its scale
+    # is 0: no division by it) and one with a single large value; two CTAs of two warps make
+    # each warp stream several weight rows through its pipeline (9 or 37 rows).
+    if path == "gguf_kernel" and gpu_backend() != "cuda":
+        pytest.skip("gemv_int8 is a CUDA kernel")
+    m = matrix(ggml_type, rng, skip=1, path=path)
+    x = rng.normal(size=(1, m.values.shape[1])).astype(np.float32)
+    x[0, 64:96] = 0.0
+    x[0, 200] = 1e4
+    xd = mx.array(x).astype(dtype)
+    got = product(path, xd, m, request, tiling or default_int8_tiling(ggml_type))
+    assert got.dtype == dtype and got.shape == (1, m.rows)
+    xr = int8_activations(np.array(xd.astype(mx.float32)))
+    exact = xr @ m.values.T
+    y = np.array(got.astype(mx.float32))
+    assert np.isfinite(y).all()
+    # float32 accumulation as everywhere; bf16 output adds one rounding (2^-8 of |y|, above).
+    slack = 2.0**-8 * np.abs(exact) if dtype == mx.bfloat16 else 0.0
+    assert (np.abs(y - exact) <= float32_bound(xr, m.values) + slack).all()
+    if dtype == mx.float32:  # the rounding is real: unrounded x is out of float32's bound
+        assert (np.abs(y - x @ m.values.T) > float32_bound(x, m.values)).any()
+
+
 @pytest.fixture
 def quant_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Settings with ``engine.quant_path`` = the test's parameter, for the test's duration."""
@@ -220,15 +301,17 @@ def test_linear_product_through_the_selected_path(
     ggml_type: T, quant_path: str, rng: np.random.Generator
 ) -> None:
     # BlockWeight.matmul as a model calls it, whichever path the setting selects: on a GPU,
-    # "kernel" runs the matrix-vector kernel (1 row) and dequantize + matmul (40 rows); on the
-    # CPU every mode runs MLX's affine terms.
+    # "kernel" runs the matrix-vector kernels (1 and 2 rows; one Q4_0/Q8_0 row is gemv_int8's
+    # on CUDA) and dequantize + matmul (80 rows); on the CPU every mode runs MLX's affine terms.
     m = matrix(ggml_type, rng)
     weight = FORMATS[ggml_type].load(m.buffer, m.values.shape)
-    for n_tokens in (1, 40):
-        x = rng.normal(size=(2, n_tokens, m.values.shape[1])).astype(np.float32)
+    for shape in ((1, 1), (2, 1), (2, 40)):
+        x = rng.normal(size=(*shape, m.values.shape[1])).astype(np.float32)
         y = np.array(weight.matmul(mx.array(x)))
-        assert y.shape == (2, n_tokens, ROWS)
-        assert (np.abs(y - x @ m.values.T) <= float32_bound(x, m.values)).all()
+        assert y.shape == (*shape, ROWS)
+        path = "gguf_kernel" if select_for(ggml_type, mx.array(x)) is QuantPath.GGUF_KERNEL else ""
+        xr = as_read(path, ggml_type, x.reshape(-1, x.shape[-1])).reshape(x.shape)
+        assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all()
 
 
 @pytest.mark.gpu
@@ -276,8 +359,13 @@ def test_kernels_refuse_what_they_cannot_compute() -> None:
         library("cuda").gemv(mx.zeros((1, 32)), mx.zeros((1, 18), mx.uint8), T.IQ4_NL)
     with pytest.raises(ValueError, match="raw must be uint8"):
         library("cuda").gemv(mx.zeros((1, 32)), mx.zeros((1, 17), mx.uint8), T.Q4_0)
-    with pytest.raises(ValueError, match=r"x must be \[M, 32\]"):
+    with pytest.raises(ValueError, match=r"x must be \[1, 32\]"):  # one row: gemv_int8's
         library("cuda").gemv(mx.zeros((1, 64)), mx.zeros((1, 18), mx.uint8), T.Q4_0)
+    with pytest.raises(ValueError, match=r"x must be \[M, 32\]"):
+        library("cuda").gemv(mx.zeros((2, 64)), mx.zeros((1, 18), mx.uint8), T.Q4_0)
+    with pytest.raises(ValueError, match="gemv_int8 is a CUDA kernel for Q4_0 and Q8_0"):
+        library("cuda").gemv(mx.zeros((1, 256)), mx.zeros((1, 144), mx.uint8), T.Q4_K,
+                             tiling=Int8Tiling())
     if gpu_backend() is None:
         with pytest.raises(ValueError, match="needs MLX's default device to be a GPU"):
             gguf_matmul(mx.zeros((1, 32)), mx.zeros((1, 18), mx.uint8), T.Q4_0)
@@ -290,7 +378,7 @@ def test_cuda_headers_are_included_by_path(tmp_path: Path) -> None:
     lines = header.split("\n")[:-1]
     assert all(line.startswith('#include "/') and line.endswith('"') for line in lines)
     assert [Path(line[10:-1]).name for line in lines] == [
-        "prelude.cuh", "decode.h", "formats.h", "memory.cuh", "kernels.cuh"]
+        "prelude.cuh", "decode.h", "formats.h", "memory.cuh", "kernels.cuh", "gemv_int8.cuh"]
     assert all(Path(line[10:-1]).is_file() for line in lines)
     # a path a quoted include cannot spell is inlined instead
     odd = tmp_path / 'say "hi".cuh'

@@ -16,7 +16,9 @@
 
 struct float2 { float x, y; };
 struct float4 { float x, y, z, w; };
+struct uint4 { uint32_t x, y, z, w; };
 inline float2 make_float2(float a, float b) { return {a, b}; }
+inline uint4 make_uint4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return {a, b, c, d}; }
 struct __nv_bfloat16 { uint16_t bits; };
 struct __half { uint16_t bits; };
 inline __half __ushort_as_half(unsigned short b) { return {b}; }
@@ -30,6 +32,16 @@ inline float __uint_as_float(uint32_t u) {
   std::memcpy(&f, &u, 4);
   return f;
 }
+inline uint32_t __float_as_uint(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline float __fdiv_rn(float a, float b) { return a / b; }  // IEEE division on the CPU
+inline int __dp4a(int a, int b, int c) {  // four signed 8-bit products, summed into c
+  for (int i = 0; i < 4; ++i) c += int(int8_t(a >> (8 * i))) * int(int8_t(b >> (8 * i)));
+  return c;
+}
 inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t selector) {
   const uint64_t bytes = (uint64_t(y) << 32) | x;
   uint32_t r = 0;
@@ -37,11 +49,14 @@ inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t selector) {
   return r;
 }
 using std::fmaf;
+using std::fmaxf;
+inline float fabsf(float v) { return std::fabs(v); }
 using std::max;
 using std::min;
 
 struct dim3 { unsigned x = 0, y = 0, z = 0; };
 inline thread_local dim3 threadIdx, blockIdx;
+inline dim3 gridDim;  // set by launch()
 inline thread_local std::barrier<>* warp_barrier;
 inline thread_local std::barrier<>* cta_barrier;
 inline thread_local float* warp_slots;  // 32 floats shared by the lanes of a warp

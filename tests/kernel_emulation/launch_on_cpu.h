@@ -17,6 +17,7 @@ void launch(int ctas, int threads, Body body) {
   for (int w = 0; w < threads / 32; ++w) warp_barriers.emplace_back(new std::barrier<>(32));
   std::vector<float> slots(threads);
   std::vector<std::thread> pool;
+  gridDim.x = ctas;
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       threadIdx.x = t;

@@ -8,6 +8,10 @@ the ``.cu``/``.metal`` file of an operation is its body (MLX generates the signa
 format and the tiling arrive as template arguments, so each (operation, format, activation
 dtype, tile) compiles once per process (NVRTC: about 1-2 s each).
 
+On CUDA one activation row of Q4_0 or Q8_0 goes to a third kernel, ``gemv_int8``
+(cuda/gemv_int8.cuh): x rounded to 8-bit integers per 32 values, as llama.cpp's mmvq does, and
+products by ``__dp4a``. It has no Metal twin: Apple GPUs have no 8-bit dot instruction.
+
 What is verified (notes/gpu-kernels.md): on an H200, both CUDA kernels equal the reference for
 all ten formats (tests/test_quant_kernels.py, marked ``gpu``); off the GPU, the format
 decoding equals `gguf.quants.dequantize` bit for bit, and the kernels run on the CPU under an
@@ -29,7 +33,7 @@ from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 from vexel_core.gpu import cuda_header, on_cuda
 
 Backend = Literal["cuda", "metal"]
-Op = Literal["gemv", "dequant"]
+Op = Literal["gemv", "gemv_int8", "dequant"]
 
 Q = GGMLQuantizationType
 KERNEL_TYPES: frozenset[GGMLQuantizationType] = frozenset(
@@ -44,15 +48,16 @@ DEQUANT_WARPS = 4
 _HERE = Path(__file__).parent
 _HEADERS = {
     "cuda": ("cuda/prelude.cuh", "common/decode.h", "common/formats.h", "cuda/memory.cuh",
-             "cuda/kernels.cuh"),
+             "cuda/kernels.cuh", "cuda/gemv_int8.cuh"),
     "metal": ("metal/prelude.metal", "common/decode.h", "common/formats.h", "metal/memory.metal",
               "metal/kernels.metal"),
 }
 _BODIES = {
-    "cuda": {"gemv": "cuda/gemv.cu", "dequant": "cuda/dequant.cu"},
+    "cuda": {"gemv": "cuda/gemv.cu", "gemv_int8": "cuda/gemv_int8.cu",
+             "dequant": "cuda/dequant.cu"},
     "metal": {"gemv": "metal/gemv.metal", "dequant": "metal/dequant.metal"},
 }
-_INPUTS = {"gemv": ["w", "x"], "dequant": ["w"]}
+_INPUTS = {"gemv": ["w", "x"], "gemv_int8": ["w", "x"], "dequant": ["w"]}
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,27 @@ class GemvTiling:
     rows: int = 4  # weight rows per CTA
     warps: int = 4  # warps per CTA, splitting the row's chunks
     stages: int = 2  # chunks in flight per warp
+
+
+INT8_TYPES: frozenset[GGMLQuantizationType] = frozenset({Q.Q4_0, Q.Q8_0})
+INT8_MAX_COLS = 16384  # x's rounded copy lives in static shared memory (48 KiB per CTA)
+
+
+@dataclass(frozen=True)
+class Int8Tiling:
+    """How ``gemv_int8`` splits one row's product (cuda/gemv_int8.cuh): CTAs of *warps* warps
+    with *stages* chunks in flight each, at most *ctas* of them (each rounds x once, so fewer
+    and longer-lived is better; 528 is four per SM of an H200)."""
+
+    warps: int = 8
+    stages: int = 4
+    ctas: int = 528
+
+
+def default_int8_tiling(ggml_type: GGMLQuantizationType) -> Int8Tiling:
+    """Q8_0's chunks are twice Q4_0's bytes: three stages keep the same bytes in flight and
+    the CTA within 48 KiB of shared memory."""
+    return Int8Tiling(stages=3) if ggml_type == Q.Q8_0 else Int8Tiling()
 
 
 def default_tiling(backend: Backend, tile: int) -> GemvTiling:
@@ -132,15 +158,22 @@ class KernelLibrary:
         ggml_type: GGMLQuantizationType,
         *,
         tile: int | None = None,
-        tiling: GemvTiling | None = None,
+        tiling: GemvTiling | Int8Tiling | None = None,
         init_value: float | None = None,
     ) -> mx.array:
         """``x[M, K] @ W.T`` -> ``[M, N]`` in x's dtype, W being the blocks ``raw[N, row_bytes]``.
 
         *tile* activation rows are computed per pass (default: `activation_tile(M)`); more rows
-        repeat the pass. *init_value* fills the output before the kernel runs (tests poison it
-        with NaN to catch elements the kernel never writes).
+        repeat the pass. One row of an `INT8_TYPES` format on CUDA runs ``gemv_int8`` unless a
+        `GemvTiling` asks for the float kernel. *init_value* fills the output before the kernel
+        runs (tests poison it with NaN to catch elements the kernel never writes).
         """
+        if isinstance(tiling, Int8Tiling) or (
+            tile is None and tiling is None and int8_applies(self.backend, ggml_type, x.shape)
+        ):
+            launch = _int8_launch(self.backend, ggml_type, raw.shape, raw.dtype, x.shape,
+                                  x.dtype, tiling)
+            return self._launch("gemv_int8", [raw, x], launch, init_value)
         launch = _gemv_launch(self.backend, ggml_type, raw.shape, raw.dtype, x.shape, x.dtype,
                               tile, tiling)
         return self._launch("gemv", [raw, x], launch, init_value)
@@ -201,6 +234,36 @@ def _gemv_launch(
     ]
     return _Launch(template, (ctas * threads, 1, 1), (threads, 1, 1), (x_shape[0], rows),
                    x_dtype)
+
+
+def int8_applies(backend: Backend, ggml_type: GGMLQuantizationType,
+                 x_shape: tuple[int, ...]) -> bool:
+    """Whether ``gemv`` sends this product to ``gemv_int8`` by default."""
+    return (backend == "cuda" and ggml_type in INT8_TYPES and len(x_shape) == 2
+            and x_shape[0] == 1 and x_shape[1] <= INT8_MAX_COLS)
+
+
+@cache
+def _int8_launch(
+    backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
+    raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype,
+    tiling: Int8Tiling | None,
+) -> _Launch:
+    rows, cols = _check(raw_shape, raw_dtype, ggml_type)
+    if backend != "cuda" or ggml_type not in INT8_TYPES:
+        raise ValueError(f"gemv_int8 is a CUDA kernel for Q4_0 and Q8_0; got {backend} "
+                         f"{ggml_type.name}")
+    if (len(x_shape) != 2 or x_shape != (1, cols) or cols > INT8_MAX_COLS
+            or x_dtype not in ACTIVATION_DTYPES):
+        raise ValueError(f"gemv_int8: x must be [1, {cols}] float32, float16 or bfloat16 with "
+                         f"at most {INT8_MAX_COLS} columns; got {x_shape} {x_dtype}")
+    tiling = tiling or default_int8_tiling(ggml_type)
+    ctas = min(tiling.ctas, -(-rows // tiling.warps))
+    threads = tiling.warps * 32
+    kcap = max(CHUNK_ELEMS, 1 << (cols - 1).bit_length())  # few variants: powers of two
+    template = [("GGML_TYPE", int(ggml_type)), ("T", x_dtype), ("WARPS", tiling.warps),
+                ("STAGES", tiling.stages), ("KCAP", kcap)]
+    return _Launch(template, (ctas * threads, 1, 1), (threads, 1, 1), (1, rows), x_dtype)
 
 
 @cache
