@@ -19,7 +19,8 @@ median of several evaluations, divided by the products in each. GB/s counts the 
 product must move (weights as stored, activations, output); "%copy" relates them to the copy
 bandwidth measured at the start of the same run with a 16-byte-per-thread copy kernel.
 ``--quick-formats`` run only 14336x4096 at 1, 8 and 512 rows. ``--sweep`` times tilings of
-the matrix-vector kernel first, at the given shapes and rows. MLX's affine product is not timed
+the matrix-vector kernel first, at the given shapes and rows (one row of Q4_0, Q8_0, Q4_K or
+Q6_K: ``gemv_int8``'s tilings and the float kernel's default). MLX's affine product is not timed
 for Q2_K, Q3_K and Q6_K: it fails to launch on CUDA (notes/gpu-kernels.md).
 """
 
@@ -215,8 +216,12 @@ def sweep(names: Sequence[str], shapes: Sequence[tuple[int, int]], row_counts: S
             for m in row_counts:
                 x = mx.random.normal((m, k)).astype(mx.bfloat16)
                 cells = []
-                int8 = SWEEP_INT8 if m == 1 and ggml_type in INT8_TYPES else []
-                for tiling in [*SWEEP_TILINGS, *int8]:
+                # one row of an int8 format: its tilings beside the float kernel's default
+                # (session 2 swept the float kernel's tilings)
+                tilings: list[GemvTiling | Int8Tiling] = (
+                    [*SWEEP_INT8, default_tiling("cuda", 1)]
+                    if m == 1 and ggml_type in INT8_TYPES else list(SWEEP_TILINGS))
+                for tiling in tilings:
                     label = "/".join(str(v) for v in vars(tiling).values())
                     if isinstance(tiling, Int8Tiling):
                         label = f"int8:{label}"

@@ -363,8 +363,8 @@ def test_kernels_refuse_what_they_cannot_compute() -> None:
         library("cuda").gemv(mx.zeros((1, 64)), mx.zeros((1, 18), mx.uint8), T.Q4_0)
     with pytest.raises(ValueError, match=r"x must be \[M, 32\]"):
         library("cuda").gemv(mx.zeros((2, 64)), mx.zeros((1, 18), mx.uint8), T.Q4_0)
-    with pytest.raises(ValueError, match="gemv_int8 is a CUDA kernel for Q4_0 and Q8_0"):
-        library("cuda").gemv(mx.zeros((1, 256)), mx.zeros((1, 144), mx.uint8), T.Q4_K,
+    with pytest.raises(ValueError, match="gemv_int8 is a CUDA kernel for Q4_0, Q4_K, Q6_K"):
+        library("cuda").gemv(mx.zeros((1, 256)), mx.zeros((1, 176), mx.uint8), T.Q5_K,
                              tiling=Int8Tiling())
     if gpu_backend() is None:
         with pytest.raises(ValueError, match="needs MLX's default device to be a GPU"):

@@ -42,6 +42,11 @@ inline int __dp4a(int a, int b, int c) {  // four signed 8-bit products, summed 
   for (int i = 0; i < 4; ++i) c += int(int8_t(a >> (8 * i))) * int(int8_t(b >> (8 * i)));
   return c;
 }
+inline uint32_t __vsub4(uint32_t a, uint32_t b) {  // bytewise, modulo 256
+  uint32_t r = 0;
+  for (int i = 0; i < 4; ++i) r |= ((((a >> (8 * i)) & 0xFF) - ((b >> (8 * i)) & 0xFF)) & 0xFF) << (8 * i);
+  return r;
+}
 inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t selector) {
   const uint64_t bytes = (uint64_t(y) << 32) | x;
   uint32_t r = 0;

@@ -69,12 +69,12 @@ int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
 template <int TYPE>
 int run_int8(char** argv) {
   const int n = atoi(argv[6]), row_bytes = atoi(argv[7]), skip = atoi(argv[8]);
-  constexpr int BB = vx::Int8Blocks<TYPE>::BB;
+  using F = typename vx::FormatOf<TYPE>::type;
   std::vector<uint8_t> buffer(size_t(n + skip) * row_bytes + 64);
   uint8_t* raw = buffer.data() + 16;
   if (fread(raw, 1, size_t(n + skip) * row_bytes, stdin) != size_t(n + skip) * row_bytes) return 4;
   const uint8_t* w = raw + size_t(skip) * row_bytes;
-  const int k = row_bytes / BB * 32;
+  const int k = row_bytes / F::BB * F::BE;
   return atoi(argv[9]) ? run_gemv_int8<TYPE, __nv_bfloat16>(argv, w, n, row_bytes, k)
                        : run_gemv_int8<TYPE, float>(argv, w, n, row_bytes, k);
 }
@@ -112,6 +112,8 @@ int main(int argc, char** argv) {
     switch (atoi(argv[2])) {
       case 2: return run_int8<2>(argv);
       case 8: return run_int8<8>(argv);
+      case 12: return run_int8<12>(argv);
+      case 14: return run_int8<14>(argv);
     }
     return 1;
   }

@@ -8,7 +8,7 @@ the ``.cu``/``.metal`` file of an operation is its body (MLX generates the signa
 format and the tiling arrive as template arguments, so each (operation, format, activation
 dtype, tile) compiles once per process (NVRTC: about 1-2 s each).
 
-On CUDA one activation row of Q4_0 or Q8_0 goes to a third kernel, ``gemv_int8``
+On CUDA one activation row of Q4_0, Q8_0, Q4_K or Q6_K goes to a third kernel, ``gemv_int8``
 (cuda/gemv_int8.cuh): x rounded to 8-bit integers per 32 values, as llama.cpp's mmvq does, and
 products by ``__dp4a``. It has no Metal twin: Apple GPUs have no 8-bit dot instruction.
 
@@ -69,7 +69,7 @@ class GemvTiling:
     stages: int = 2  # chunks in flight per warp
 
 
-INT8_TYPES: frozenset[GGMLQuantizationType] = frozenset({Q.Q4_0, Q.Q8_0})
+INT8_TYPES: frozenset[GGMLQuantizationType] = frozenset({Q.Q4_0, Q.Q8_0, Q.Q4_K, Q.Q6_K})
 INT8_MAX_COLS = 16384  # x's rounded copy lives in static shared memory (48 KiB per CTA)
 
 
@@ -85,9 +85,10 @@ class Int8Tiling:
 
 
 def default_int8_tiling(ggml_type: GGMLQuantizationType) -> Int8Tiling:
-    """Q8_0's chunks are twice Q4_0's bytes: three stages keep the same bytes in flight and
-    the CTA within 48 KiB of shared memory."""
-    return Int8Tiling(stages=3) if ggml_type == Q.Q8_0 else Int8Tiling()
+    """A 1024-element chunk is 576 bytes of Q4_0 or Q4_K, 840 of Q6_K and 1,088 of Q8_0: the
+    larger two take three stages, which keeps about as many bytes in flight and the CTA within
+    48 KiB of shared memory."""
+    return Int8Tiling(stages=3) if ggml_type in (Q.Q8_0, Q.Q6_K) else Int8Tiling()
 
 
 def default_tiling(backend: Backend, tile: int) -> GemvTiling:
@@ -251,7 +252,8 @@ def _int8_launch(
 ) -> _Launch:
     rows, cols = _check(raw_shape, raw_dtype, ggml_type)
     if backend != "cuda" or ggml_type not in INT8_TYPES:
-        raise ValueError(f"gemv_int8 is a CUDA kernel for Q4_0 and Q8_0; got {backend} "
+        names = ", ".join(sorted(t.name for t in INT8_TYPES))
+        raise ValueError(f"gemv_int8 is a CUDA kernel for {names}; got {backend} "
                          f"{ggml_type.name}")
     if (len(x_shape) != 2 or x_shape != (1, cols) or cols > INT8_MAX_COLS
             or x_dtype not in ACTIVATION_DTYPES):

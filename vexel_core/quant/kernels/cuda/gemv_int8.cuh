@@ -1,6 +1,6 @@
 // One activation row rounded to 8-bit integers: the matrix-vector product of one request's
-// decoding for Q4_0 and Q8_0, with llama.cpp's arithmetic (mmvq): four 8-bit products per
-// __dp4a, the weights' integers never turned into floats.
+// decoding for Q4_0, Q8_0, Q4_K and Q6_K, with llama.cpp's arithmetic (mmvq): four 8-bit
+// products per __dp4a, the weights' integers never turned into floats.
 //
 // Why a second kernel: at one activation row the float kernel (kernels.cuh) spends about 4.7
 // instructions per weight and is issue-bound at ~38% of the copy bandwidth; here a weight
@@ -11,41 +11,82 @@
 //
 // x is rounded per 32-element block, as llama.cpp's quantize_q8_1: d = amax / 127 and
 // q = rint(x * (127 / amax)), both divisions IEEE, the product rounded once (fmaf with 1.5 * 2^23
-// rounds half to even without the float-to-int unit). The block's sum of q is kept so that
-// Q4_0's offset (it stores n + 8) costs one multiply per block.
+// rounds half to even without the float-to-int unit). The block's sum of q is kept for the
+// formats with a min (Q4_K: element = scale * q + min).
 //
 // Warp w of the grid owns weight rows w, w + W, w + 2W, ... (W warps in all); a lane decodes one
-// 32-element block of each staged 1024-element chunk; the warp reduces at each row's end.
+// 32-element sub-block of each staged 1024-element chunk; the warp reduces at each row's end.
 // Rows and the staged blocks start on even bytes (GGUF block sizes are even and MLX's buffers
-// aligned), so a block is read as 4-byte words from its 4-byte floor plus one byte permute.
+// aligned), so words are read from their 4-byte floors with one byte permute each; the scales
+// come from formats.h (F::group), as the float kernel decodes them.
 
 namespace vx {
 
-// A format's 32-element block as eight words of four signed bytes (word i: elements 4i..4i+3),
-// read from WORDS shared-memory words starting at the block's 4-byte floor; SEL is the byte
-// permute that drops the 2-byte scale (and the 2-byte misalignment, when there is one).
+// Eight words at the even byte offset `at` of a 16-byte aligned staging slot: aligned 4-byte
+// loads and one byte permute each (one word more is read than returned).
+template <int N>
+__device__ __forceinline__ void words_at(const uint32_t* slot, int at, uint32_t (&out)[N]) {
+  const uint32_t* a = slot + (at >> 2);
+  const uint32_t sel = (at & 2) ? 0x5432u : 0x3210u;
+#pragma unroll
+  for (int k = 0; k < N; ++k) out[k] = __byte_perm(a[k], a[k + 1], sel);
+}
+
+// A format's 32-element sub-block j of the block at byte `at` of a slot, as eight words of four
+// signed bytes (word i: elements 4i..4i+3 of the sub-block; element = scale * byte + min with
+// the (scale, min) of F::group). SPLIT: two scale groups of 16 elements (words 0-3, 4-7).
 template <int GGML_TYPE>
-struct Int8Blocks;
+struct Int8Format;
 
 template <>
-struct Int8Blocks<2> {  // Q4_0: f16 d, then 16 bytes (element j in the low nibble, j + 16 high)
-  static constexpr int BB = 18, WORDS = 5, OFFSET = -8;  // values are d * (n - 8)
-  __device__ __forceinline__ static void ints(const uint32_t* w, uint32_t sel, int (&q)[8]) {
+struct Int8Format<2> {  // Q4_0: nibbles (element j low, j + 16 high) minus 8
+  static constexpr bool SPLIT = false;
+  __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int, int (&q)[8]) {
+    uint32_t w[4];
+    words_at(slot, at + 2, w);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const uint32_t b = __byte_perm(w[i], w[i + 1], sel);
-      q[i] = int(b & 0x0F0F0F0Fu);
-      q[i + 4] = int((b >> 4) & 0x0F0F0F0Fu);
+      q[i] = int(__vsub4(w[i] & 0x0F0F0F0Fu, 0x08080808u));
+      q[i + 4] = int(__vsub4((w[i] >> 4) & 0x0F0F0F0Fu, 0x08080808u));
     }
   }
 };
 
 template <>
-struct Int8Blocks<8> {  // Q8_0: f16 d, then 32 signed bytes
-  static constexpr int BB = 34, WORDS = 9, OFFSET = 0;
-  __device__ __forceinline__ static void ints(const uint32_t* w, uint32_t sel, int (&q)[8]) {
+struct Int8Format<8> {  // Q8_0: 32 signed bytes
+  static constexpr bool SPLIT = false;
+  __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int, int (&q)[8]) {
+    uint32_t w[8];
+    words_at(slot, at + 2, w);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) q[i] = int(__byte_perm(w[i], w[i + 1], sel));
+    for (int i = 0; i < 8; ++i) q[i] = int(w[i]);
+  }
+};
+
+template <>
+struct Int8Format<12> {  // Q4_K: sub-block j is the low (j even) or high nibbles of qs[32 (j/2)..]
+  static constexpr bool SPLIT = false;
+  __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int j, int (&q)[8]) {
+    uint32_t w[8];
+    words_at(slot, at + 16 + 32 * (j >> 1), w);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) q[i] = int((w[i] >> (4 * (j & 1))) & 0x0F0F0F0Fu);
+  }
+};
+
+template <>
+struct Int8Format<14> {  // Q6_K: sub-block j = 4n + t, as formats.h's Q6_K describes, minus 32
+  static constexpr bool SPLIT = true;
+  __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int j, int (&q)[8]) {
+    const int n = j >> 2, t = j & 3;
+    uint32_t lo[8], hi[8];
+    words_at(slot, at + 64 * n + 32 * (t & 1), lo);
+    words_at(slot, at + 128 + 32 * n, hi);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const uint32_t v = ((lo[i] >> (4 * (t >> 1))) & 0x0F0F0F0Fu) | (((hi[i] >> (2 * t)) & 0x03030303u) << 4);
+      q[i] = int(__vsub4(v, 0x20202020u));
+    }
   }
 };
 
@@ -84,23 +125,28 @@ __device__ __forceinline__ float round_block(const T* x, int8_t* q, int* sum) {
 template <int GGML_TYPE, class T, int WARPS, int STAGES, int KCAP>
 __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, int N,
                                           int row_bytes) {
-  using B = Int8Blocks<GGML_TYPE>;
-  constexpr int BLOCKS = CHUNK_ELEMS / 32;  // one per lane
-  constexpr int BYTES = BLOCKS * B::BB;
-  constexpr int SLOT = (BYTES + 30) / 16 * 16;  // as Chunk<F>::SLOT: room for the offset
-  __shared__ __align__(16) uint8_t stage[WARPS][STAGES][SLOT];
+  using F = typename FormatOf<GGML_TYPE>::type;
+  using I = Int8Format<GGML_TYPE>;
+  constexpr int SUBS = F::BE / 32;  // 32-element sub-blocks per block
+  constexpr int BLOCKS = CHUNK_ELEMS / F::BE;  // a chunk: one sub-block per lane
+  constexpr int BYTES = BLOCKS * F::BB;
+  // room for the chunk's offset in its first 16-byte word and for the extra word words_at reads
+  constexpr int SLOT = (BYTES + 15 + 6 + 15) / 16 * 16;
+  static_assert(BLOCKS * SUBS == 32, "one sub-block per lane");
+  __shared__ __align__(16) uint32_t stage[WARPS][STAGES][SLOT / 4];
   __shared__ __align__(16) int8_t xq[KCAP];
   __shared__ float xd[KCAP / 32];
   __shared__ int xsum[KCAP / 32];
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int nb = row_bytes / B::BB;  // 32-element blocks per row
+  const int nb = row_bytes / F::BB;  // blocks per row
+  const int nx = nb * SUBS;  // 32-element blocks of x
   const int nchunks = (nb + BLOCKS - 1) / BLOCKS;
   const int gw = int(blockIdx.x) * WARPS + warp, all = int(gridDim.x) * WARPS;
   const int items = gw < N ? ((N - 1 - gw) / all + 1) * nchunks : 0;  // (row, chunk) pairs
 
   // Two cursors over this warp's (row, chunk) pairs, advanced without division (a lane's
-  // share of an item is one block: per-item index arithmetic is not negligible here).
+  // share of an item is one sub-block: per-item index arithmetic is not negligible here).
   struct Cursor {
     int row, chunk;
     __device__ __forceinline__ size_t offset(int row_bytes) const {
@@ -112,8 +158,9 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
   };
   Cursor ahead{gw, 0}, here{gw, 0};
   auto issue = [&](int slot) {
-    const int len = (min(nb, (ahead.chunk + 1) * BLOCKS) - ahead.chunk * BLOCKS) * B::BB;
-    stage_bytes(stage[warp][slot], w + ahead.offset(row_bytes), len, lane);
+    const int len = (min(nb, (ahead.chunk + 1) * BLOCKS) - ahead.chunk * BLOCKS) * F::BB;
+    stage_bytes(reinterpret_cast<uint8_t*>(stage[warp][slot]), w + ahead.offset(row_bytes), len,
+                lane);
     ahead.next(nchunks, all);
   };
 
@@ -123,12 +170,13 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
     if (i < items) issue(i);
     cp_async_commit();
   }
-  for (int b = threadIdx.x; b < nb; b += WARPS * 32) {
+  for (int b = threadIdx.x; b < nx; b += WARPS * 32) {
     xd[b] = round_block(x + 32 * b, xq + 32 * b, xsum + b);
   }
   __syncthreads();
 
   const int base = int(reinterpret_cast<uintptr_t>(w) & 15);
+  const int blk = lane / SUBS, j = lane % SUBS;
   float acc = 0.0f;
   for (int i = 0; i < items; ++i) {
     if (i + STAGES - 1 < items) issue((i + STAGES - 1) % STAGES);
@@ -136,30 +184,33 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
     cp_async_wait<STAGES - 1>();
     __syncwarp();
 
-    const int b = here.chunk * BLOCKS + lane;
+    const int b = here.chunk * BLOCKS + blk;  // this lane's block of the row
     if (b < nb) {
-      // Offsets within a 16-byte aligned slot: the block's first byte, its 4-byte floor.
-      const int at = int((base + here.offset(row_bytes)) & 15) + lane * B::BB;
-      const uint32_t* words = reinterpret_cast<const uint32_t*>(stage[warp][i % STAGES]) + (at >> 2);
-      const bool shifted = at & 2;
-      uint32_t v[B::WORDS];
-#pragma unroll
-      for (int k = 0; k < B::WORDS; ++k) v[k] = words[k];
+      const uint32_t* slot = stage[warp][i % STAGES];
+      const int at = int((base + here.offset(row_bytes)) & 15) + blk * F::BB;
+      const uint8_t* block = reinterpret_cast<const uint8_t*>(slot) + at;
       int q[8];
-      B::ints(v, shifted ? 0x7654u : 0x5432u, q);
-      const uint4 xa = reinterpret_cast<const uint4*>(xq + 32 * b)[0];
-      const uint4 xb = reinterpret_cast<const uint4*>(xq + 32 * b)[1];
-      int dot = B::OFFSET * xsum[b];
-      dot = __dp4a(q[0], int(xa.x), dot);
-      dot = __dp4a(q[1], int(xa.y), dot);
-      dot = __dp4a(q[2], int(xa.z), dot);
-      dot = __dp4a(q[3], int(xa.w), dot);
-      dot = __dp4a(q[4], int(xb.x), dot);
-      dot = __dp4a(q[5], int(xb.y), dot);
-      dot = __dp4a(q[6], int(xb.z), dot);
-      dot = __dp4a(q[7], int(xb.w), dot);
-      const float dw = half_to_float(shifted ? v[0] >> 16 : v[0] & 0xFFFFu);
-      acc = fmaf(dw * xd[b], float(dot), acc);
+      I::ints(slot, at, j, q);
+      const int e = b * SUBS + j;  // x's 32-element block
+      const uint4 xa = reinterpret_cast<const uint4*>(xq + 32 * e)[0];
+      const uint4 xb = reinterpret_cast<const uint4*>(xq + 32 * e)[1];
+      int lo = __dp4a(q[0], int(xa.x), 0);
+      lo = __dp4a(q[1], int(xa.y), lo);
+      lo = __dp4a(q[2], int(xa.z), lo);
+      lo = __dp4a(q[3], int(xa.w), lo);
+      int hi = __dp4a(q[4], int(xb.x), 0);
+      hi = __dp4a(q[5], int(xb.y), hi);
+      hi = __dp4a(q[6], int(xb.z), hi);
+      hi = __dp4a(q[7], int(xb.w), hi);
+      float t;
+      if constexpr (I::SPLIT) {
+        t = fmaf(F::group(block, 2 * j).x, float(lo), F::group(block, 2 * j + 1).x * float(hi));
+      } else {
+        const float2 s = F::group(block, j);
+        t = s.x * float(lo + hi);
+        if constexpr (F::HAS_MIN) t = fmaf(s.y, float(xsum[e]), t);
+      }
+      acc = fmaf(xd[e], t, acc);
     }
     if (here.chunk == nchunks - 1) {
 #pragma unroll
