@@ -8,10 +8,8 @@
 #include "memory_on_cpu.h"
 
 inline float __expf(float x) { return std::exp(x); }
-inline float fmaxf(float a, float b) { return std::fmax(a, b); }
 inline float tanhf(float x) { return std::tanh(x); }
 using std::min;
-struct uint4 { uint32_t x, y, z, w; };
 inline thread_local dim3 blockDim;  // set by the launch's body (launch_on_cpu.h sets the rest)
 
 namespace vxa {
