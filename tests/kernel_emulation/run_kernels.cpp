@@ -2,7 +2,8 @@
 // tests/test_quant_kernels.py. Usage (raw blocks, then the activations, on stdin):
 //   run_kernels gemv GGML_TYPE MT ROWS WARPS STAGES N ROW_BYTES M SKIP_ROWS BF16  > y
 //   run_kernels dequant GGML_TYPE N ROW_BYTES SKIP_ROWS                           > W
-//   run_kernels gemv_int8 GGML_TYPE WARPS STAGES CTAS N ROW_BYTES SKIP_ROWS BF16  > y  (one x row)
+//   run_kernels gemv_int8 GGML_TYPE WARPS STAGES PER_LANE CTAS N ROW_BYTES SKIP_ROWS BF16 > y
+//   (one x row; CTAS as Int8Tiling.grid gives them)
 // SKIP_ROWS rows of the input precede the weight, so it starts off 16-byte alignment. BF16=1:
 // activations and y in bfloat16 (else float32, as W always is).
 #include "prelude.cuh"
@@ -55,12 +56,14 @@ int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
   std::vector<T> x(k), y(n);
   std::memset(y.data(), 0xFF, y.size() * sizeof(T));  // NaN in float32 and bfloat16
   if (fread(x.data(), sizeof(T), x.size(), stdin) != x.size()) return 4;
-  const int warps = atoi(argv[3]), stages = atoi(argv[4]), ctas = atoi(argv[5]);
-  const int grid = std::min(ctas, (n + warps - 1) / warps);
+  const int warps = atoi(argv[3]), stages = atoi(argv[4]), per_lane = atoi(argv[5]);
+  const int grid = atoi(argv[6]);
   auto run = [&](auto kernel) { launch(grid, warps * 32, [&] { kernel(w, x.data(), y.data(), n, row_bytes); }); };
-  if (warps == 8 && stages == 4) run(vx::gemv_int8<TYPE, T, 8, 4, KCAP>);
-  else if (warps == 8 && stages == 3) run(vx::gemv_int8<TYPE, T, 8, 3, KCAP>);
-  else if (warps == 2 && stages == 2) run(vx::gemv_int8<TYPE, T, 2, 2, KCAP>);
+  // The tilings the tests use: the defaults, and two CTAs of two warps
+  if (warps == 8 && stages == 3 && per_lane == 1) run(vx::gemv_int8<TYPE, T, 8, 3, 1, KCAP>);
+  else if (warps == 8 && stages == 3 && per_lane == 2) run(vx::gemv_int8<TYPE, T, 8, 3, 2, KCAP>);
+  else if (warps == 2 && stages == 2 && per_lane == 1) run(vx::gemv_int8<TYPE, T, 2, 2, 1, KCAP>);
+  else if (warps == 2 && stages == 2 && per_lane == 2) run(vx::gemv_int8<TYPE, T, 2, 2, 2, KCAP>);
   else return 3;
   fwrite(y.data(), sizeof(T), y.size(), stdout);
   return 0;
@@ -68,14 +71,14 @@ int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
 
 template <int TYPE>
 int run_int8(char** argv) {
-  const int n = atoi(argv[6]), row_bytes = atoi(argv[7]), skip = atoi(argv[8]);
+  const int n = atoi(argv[7]), row_bytes = atoi(argv[8]), skip = atoi(argv[9]);
   using F = typename vx::FormatOf<TYPE>::type;
   std::vector<uint8_t> buffer(size_t(n + skip) * row_bytes + 64);
   uint8_t* raw = buffer.data() + 16;
   if (fread(raw, 1, size_t(n + skip) * row_bytes, stdin) != size_t(n + skip) * row_bytes) return 4;
   const uint8_t* w = raw + size_t(skip) * row_bytes;
   const int k = row_bytes / F::BB * F::BE;
-  return atoi(argv[9]) ? run_gemv_int8<TYPE, __nv_bfloat16>(argv, w, n, row_bytes, k)
+  return atoi(argv[10]) ? run_gemv_int8<TYPE, __nv_bfloat16>(argv, w, n, row_bytes, k)
                        : run_gemv_int8<TYPE, float>(argv, w, n, row_bytes, k);
 }
 
@@ -108,7 +111,7 @@ int run(char** argv, bool is_gemv) {
 int main(int argc, char** argv) {
   if (argc < 6) return 2;  // see the usage above
   if (std::string(argv[1]) == "gemv_int8") {
-    if (argc < 10) return 2;
+    if (argc < 11) return 2;
     switch (atoi(argv[2])) {
       case 2: return run_int8<2>(argv);
       case 8: return run_int8<8>(argv);

@@ -1,3 +1,3 @@
 // Body of the one-row matrix-vector kernel with int8 activations (template arguments:
-// GGML_TYPE, T, WARPS, STAGES, KCAP).
-vx::gemv_int8<GGML_TYPE, T, WARPS, STAGES, KCAP>(w, x, y, w_shape[0], w_shape[1]);
+// GGML_TYPE, T, WARPS, STAGES, PER_LANE, KCAP).
+vx::gemv_int8<GGML_TYPE, T, WARPS, STAGES, PER_LANE, KCAP>(w, x, y, w_shape[0], w_shape[1]);

@@ -14,8 +14,10 @@
 // rounds half to even without the float-to-int unit). The block's sum of q is kept for the
 // formats with a min (Q4_K: element = scale * q + min).
 //
-// Warp w of the grid owns weight rows w, w + W, w + 2W, ... (W warps in all); a lane decodes one
-// 32-element sub-block of each staged 1024-element chunk; the warp reduces at each row's end.
+// Warp w of the grid owns weight rows w, w + W, w + 2W, ... (W warps in all; the launch picks W
+// so that every warp gets the same number of rows, or one fewer); a lane decodes PER_LANE
+// 32-element sub-blocks of each staged chunk of 1024 * PER_LANE elements; the warp reduces at
+// each row's end.
 // Rows and the staged blocks start on even bytes (GGUF block sizes are even and MLX's buffers
 // aligned), so words are read from their 4-byte floors with one byte permute each; the scales
 // come from formats.h (F::group), as the float kernel decodes them.
@@ -122,17 +124,17 @@ __device__ __forceinline__ float round_block(const T* x, int8_t* q, int* sum) {
   return __fdiv_rn(amax, 127.0f);
 }
 
-template <int GGML_TYPE, class T, int WARPS, int STAGES, int KCAP>
+template <int GGML_TYPE, class T, int WARPS, int STAGES, int PER_LANE, int KCAP>
 __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, int N,
                                           int row_bytes) {
   using F = typename FormatOf<GGML_TYPE>::type;
   using I = Int8Format<GGML_TYPE>;
   constexpr int SUBS = F::BE / 32;  // 32-element sub-blocks per block
-  constexpr int BLOCKS = CHUNK_ELEMS / F::BE;  // a chunk: one sub-block per lane
+  constexpr int BLOCKS = CHUNK_ELEMS * PER_LANE / F::BE;  // a chunk: PER_LANE sub-blocks a lane
   constexpr int BYTES = BLOCKS * F::BB;
   // room for the chunk's offset in its first 16-byte word and for the extra word words_at reads
   constexpr int SLOT = (BYTES + 15 + 6 + 15) / 16 * 16;
-  static_assert(BLOCKS * SUBS == 32, "one sub-block per lane");
+  static_assert(BLOCKS * SUBS == 32 * PER_LANE, "whole blocks per chunk");
   __shared__ __align__(16) uint32_t stage[WARPS][STAGES][SLOT / 4];
   __shared__ __align__(16) int8_t xq[KCAP];
   __shared__ float xd[KCAP / 32];
@@ -176,7 +178,6 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
   __syncthreads();
 
   const int base = int(reinterpret_cast<uintptr_t>(w) & 15);
-  const int blk = lane / SUBS, j = lane % SUBS;
   float acc = 0.0f;
   for (int i = 0; i < items; ++i) {
     if (i + STAGES - 1 < items) issue((i + STAGES - 1) % STAGES);
@@ -184,10 +185,14 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
     cp_async_wait<STAGES - 1>();
     __syncwarp();
 
-    const int b = here.chunk * BLOCKS + blk;  // this lane's block of the row
-    if (b < nb) {
-      const uint32_t* slot = stage[warp][i % STAGES];
-      const int at = int((base + here.offset(row_bytes)) & 15) + blk * F::BB;
+    const uint32_t* slot = stage[warp][i % STAGES];
+    const int at0 = int((base + here.offset(row_bytes)) & 15);
+#pragma unroll
+    for (int u = 0; u < PER_LANE; ++u) {
+      const int sub = lane + 32 * u, blk = sub / SUBS, j = sub % SUBS;
+      const int b = here.chunk * BLOCKS + blk;  // the block of the row
+      if (b >= nb) break;
+      const int at = at0 + blk * F::BB;
       const uint8_t* block = reinterpret_cast<const uint8_t*>(slot) + at;
       int q[8];
       I::ints(slot, at, j, q);
@@ -206,9 +211,9 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
       if constexpr (I::SPLIT) {
         t = fmaf(F::group(block, 2 * j).x, float(lo), F::group(block, 2 * j + 1).x * float(hi));
       } else {
-        const float2 s = F::group(block, j);
-        t = s.x * float(lo + hi);
-        if constexpr (F::HAS_MIN) t = fmaf(s.y, float(xsum[e]), t);
+        const float2 sc = F::group(block, j);
+        t = sc.x * float(lo + hi);
+        if constexpr (F::HAS_MIN) t = fmaf(sc.y, float(xsum[e]), t);
       }
       acc = fmaf(xd[e], t, acc);
     }
