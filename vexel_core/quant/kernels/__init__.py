@@ -5,7 +5,8 @@
 Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
 
 * few activation rows (decode): a matrix-vector kernel that reads the blocks once
-  (`KernelLibrary.gemv`);
+  (`KernelLibrary.gemv`); on CUDA one row of Q4_0, Q8_0, Q4_K or Q6_K rounds x to int8 and
+  multiplies by ``dp4a`` (``gemv_int8``, as llama.cpp does for one row);
 * many rows (prefill, from `PREFILL_ROWS`): the blocks dequantized into ``x``'s dtype by a
   kernel, a slice of rows at a time, then MLX's matmul.
 
