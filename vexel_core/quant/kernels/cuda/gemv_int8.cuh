@@ -3,11 +3,12 @@
 // products per __dp4a, the weights' integers never turned into floats.
 //
 // Why a second kernel: at one activation row the float kernel (kernels.cuh) spends about 4.7
-// instructions per weight and is issue-bound at ~38% of the copy bandwidth; here a weight
-// costs about 1.2 (notes/gpu-kernels.md, session 7). Rounding x is a pass over all of it, so
-// the CTAs are few (a grid of at most `CTAS`) and long-lived: each rounds x into shared memory
-// once while its first weight copies fly, then its warps stream many weight rows through a
-// pipeline of asynchronous copies. (Session 3 rounded x in each of 3,584 short CTAs and lost.)
+// instructions per weight decoding and multiplying floats, and is issue-bound; four products
+// per instruction take Q4_0 14336x4096 from 24.8 to 16.8 us on the H200 (Nsight Compute,
+// notes/gpu-kernels.md, session 7). Rounding x is a pass over all of it, so the CTAs are few
+// (at most Int8Tiling.ctas) and long-lived: each rounds x into shared memory once while its
+// first weight copies fly, then its warps stream many weight rows through a pipeline of
+// asynchronous copies. (Session 3 rounded x in each of 3,584 short CTAs and lost.)
 //
 // x is rounded per 32-element block, as llama.cpp's quantize_q8_1: d = amax / 127 and
 // q = rint(x * (127 / amax)), both divisions IEEE, the product rounded once (fmaf with 1.5 * 2^23
@@ -24,7 +25,7 @@
 
 namespace vx {
 
-// Eight words at the even byte offset `at` of a 16-byte aligned staging slot: aligned 4-byte
+// N words at the even byte offset `at` of a 16-byte aligned staging slot: aligned 4-byte
 // loads and one byte permute each (one word more is read than returned).
 template <int N>
 __device__ __forceinline__ void words_at(const uint32_t* slot, int at, uint32_t (&out)[N]) {
@@ -148,7 +149,7 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
   const int items = gw < N ? ((N - 1 - gw) / all + 1) * nchunks : 0;  // (row, chunk) pairs
 
   // Two cursors over this warp's (row, chunk) pairs, advanced without division (a lane's
-  // share of an item is one sub-block: per-item index arithmetic is not negligible here).
+  // share of an item is one or two sub-blocks: per-item index arithmetic is not negligible).
   struct Cursor {
     int row, chunk;
     __device__ __forceinline__ size_t offset(int row_bytes) const {
