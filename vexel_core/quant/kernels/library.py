@@ -14,9 +14,8 @@ products by ``__dp4a``. It has no Metal twin: Apple GPUs have no 8-bit dot instr
 
 What is verified (notes/gpu-kernels.md): on an H200, the CUDA kernels equal the reference for
 their formats (tests/test_quant_kernels.py, marked ``gpu``; ``gemv_int8`` with x rounded as it
-rounds it); off the GPU, the format
-decoding equals `gguf.quants.dequantize` bit for bit, and the kernels run on the CPU under an
-emulation of CUDA threads in CI. The Metal sources keep the same names and tiling; they pass a
+rounds it); off the GPU, the format decoding equals `gguf.quants.dequantize` bit for bit, and
+the kernels run on the CPU under an emulation of CUDA threads in CI. The Metal sources keep the same names and tiling; they pass a
 C++ syntax check but have never been compiled by a Metal compiler or run (no Apple machine
 here).
 """
