@@ -196,11 +196,12 @@ def print_row(r: dict) -> None:
 SWEEP_TILINGS = [GemvTiling(4, 2, 2), GemvTiling(4, 4, 2), GemvTiling(8, 2, 2),
                  GemvTiling(8, 4, 2), GemvTiling(16, 2, 2), GemvTiling(2, 2, 2),
                  GemvTiling(8, 2, 3), GemvTiling(4, 1, 2)]
-# gemv_int8 at one row (warps/stages/CTAs); some exceed 48 KiB of shared memory for Q8_0 at
-# K = 14336 and are reported as failing to compile.
-SWEEP_INT8 = [Int8Tiling(8, 4, 528), Int8Tiling(8, 4, 264), Int8Tiling(8, 4, 1056),
-              Int8Tiling(8, 2, 528), Int8Tiling(8, 3, 528), Int8Tiling(4, 4, 1056),
-              Int8Tiling(4, 6, 1056), Int8Tiling(16, 2, 264), Int8Tiling(16, 3, 264)]
+# gemv_int8 at one row (warps/stages/sub-blocks a lane/CTAs); some exceed 48 KiB of shared
+# memory for Q8_0 or Q6_K and are reported as failing to compile.
+SWEEP_INT8 = [Int8Tiling(warps=w, stages=st, per_lane=pl, ctas=c)
+              for w, st, pl, c in [(8, 3, 1, 528), (8, 3, 2, 528), (8, 4, 1, 528),
+                                   (8, 2, 2, 528), (8, 3, 2, 264), (8, 3, 2, 1056),
+                                   (4, 4, 2, 1056), (16, 2, 1, 264), (16, 2, 2, 264)]]
 
 
 def sweep(names: Sequence[str], shapes: Sequence[tuple[int, int]], row_counts: Sequence[int],
