@@ -73,7 +73,7 @@ INT8_TYPES: frozenset[GGMLQuantizationType] = frozenset({Q.Q4_0, Q.Q8_0, Q.Q4_K,
 INT8_MAX_COLS = 16384  # x's rounded copy lives in static shared memory (48 KiB per CTA)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Int8Tiling:
     """How ``gemv_int8`` splits one row's product (cuda/gemv_int8.cuh): CTAs of *warps* warps,
     each lane taking *per_lane* 32-element sub-blocks of every staged chunk, *stages* chunks in
