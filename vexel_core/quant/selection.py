@@ -27,6 +27,7 @@ were never compiled.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from enum import Enum
 from functools import cache
 from typing import Literal
@@ -34,6 +35,7 @@ from typing import Literal
 import mlx.core as mx
 from gguf import GGMLQuantizationType
 
+from vexel_core.config import get_settings
 from vexel_core.quant.kernels import KERNEL_TYPES, gpu_backend
 
 DeviceKind = Literal["cuda", "metal", "cpu"]
@@ -68,7 +70,7 @@ CUDA_AFFINE_FAILS = frozenset({GGMLQuantizationType.Q2_K, GGMLQuantizationType.Q
 
 def row_bucket(rows: int) -> int:
     """Index into a `TABLE` entry for *rows* activation rows."""
-    return next((i for i, top in enumerate(ROW_BUCKETS) if rows <= top), len(ROW_BUCKETS))
+    return bisect_left(ROW_BUCKETS, rows)
 
 
 @cache
@@ -92,15 +94,12 @@ def device_kind() -> DeviceKind:
 
 def paths_on_this_device(ggml_type: GGMLQuantizationType) -> set[QuantPath]:
     """Every path a product with *ggml_type* can take here, over all row buckets."""
-    from vexel_core.config import get_settings
-
     mode = get_settings().engine.quant_path
     return {select(ggml_type, device_kind(), b, mode) for b in range(len(ROW_BUCKETS) + 1)}
 
 
 def select_for(ggml_type: GGMLQuantizationType, x: mx.array) -> QuantPath:
-    """The path for ``x @ W.T`` now: device, rows of *x* and the ``engine.quant_path`` setting."""
-    from vexel_core.config import get_settings
-
+    """The path for ``x @ W.T`` now: device, rows of *x* and the ``engine.quant_path`` setting
+    (read at every product: a process may change it between two)."""
     rows = x.size // x.shape[-1] if x.ndim else 1
     return select(ggml_type, device_kind(), row_bucket(rows), get_settings().engine.quant_path)

@@ -15,9 +15,9 @@ products by ``__dp4a``. It has no Metal twin: Apple GPUs have no 8-bit dot instr
 What is verified (notes/gpu-kernels.md): on an H200, the CUDA kernels equal the reference for
 their formats (tests/test_quant_kernels.py, marked ``gpu``; ``gemv_int8`` with x rounded as it
 rounds it); off the GPU, the format decoding equals `gguf.quants.dequantize` bit for bit, and
-the kernels run on the CPU under an emulation of CUDA threads in CI. The Metal sources keep the same names and tiling; they pass a
-C++ syntax check but have never been compiled by a Metal compiler or run (no Apple machine
-here).
+the kernels run on the CPU under an emulation of CUDA threads in CI. The Metal sources keep
+the same names and tiling; they pass a C++ syntax check but have never been compiled by a
+Metal compiler or run (no Apple machine here).
 """
 
 from __future__ import annotations
@@ -179,15 +179,9 @@ class KernelLibrary:
         `GemvTiling` asks for the float kernel. *init_value* fills the output before the kernel
         runs (tests poison it with NaN to catch elements the kernel never writes).
         """
-        if isinstance(tiling, Int8Tiling) or (
-            tile is None and tiling is None and int8_applies(self.backend, ggml_type, x.shape)
-        ):
-            launch = _int8_launch(self.backend, ggml_type, raw.shape, raw.dtype, x.shape,
-                                  x.dtype, tiling)
-            return self._launch("gemv_int8", [raw, x], launch, init_value)
-        launch = _gemv_launch(self.backend, ggml_type, raw.shape, raw.dtype, x.shape, x.dtype,
-                              tile, tiling)
-        return self._launch("gemv", [raw, x], launch, init_value)
+        op, launch = _gemv_plan(self.backend, ggml_type, raw.shape, raw.dtype, x.shape,
+                                x.dtype, tile, tiling)
+        return self._launch(op, [raw, x], launch, init_value)
 
     def dequantize(
         self,
@@ -225,6 +219,23 @@ class _Launch:
 
 
 @cache
+def _gemv_plan(
+    backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
+    raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype, tile: int | None,
+    tiling: GemvTiling | Int8Tiling | None,
+) -> tuple[Op, _Launch]:
+    """Which matrix-vector kernel computes this product, and its launch (one lookup per
+    product: decoding launches four per layer per token)."""
+    if isinstance(tiling, Int8Tiling):
+        return "gemv_int8", _int8_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape,
+                                         x_dtype, tiling)
+    if tile is None and tiling is None and int8_applies(backend, ggml_type, x_shape):
+        return "gemv_int8", _int8_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape,
+                                         x_dtype, None)
+    return "gemv", _gemv_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape, x_dtype,
+                                tile, tiling)
+
+
 def _gemv_launch(
     backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
     raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype, tile: int | None,
@@ -254,7 +265,6 @@ def int8_applies(backend: Backend, ggml_type: GGMLQuantizationType,
             and x_shape[0] == 1 and x_shape[1] <= INT8_MAX_COLS)
 
 
-@cache
 def _int8_launch(
     backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
     raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype,
