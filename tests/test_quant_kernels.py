@@ -10,12 +10,12 @@ Each test body runs on three paths:
 * ``reference``: MLX's dequantization to float32, then MLX's matmul.
 
 The judge is float64 arithmetic on `gguf.quants.dequantize`'s values and on the activations
-as the path reads them: on CUDA one activation row of Q4_0 or Q8_0 is rounded to int8 per
-32-element block (`int8_activations` repeats that rounding exactly), every other product reads
-x as it is. Shapes are awkward on purpose: 37 weight rows (9 when emulated; the kernel takes 4
-per CTA), rows of several 1024-element chunks with a partial last one, 1, 3, 8 and 33
-activation rows (33: five passes of the 8-row tile), and a weight that starts one row into its
-buffer (not 16-byte aligned).
+as the path reads them: on CUDA one activation row of Q4_0, Q8_0, Q4_K or Q6_K is rounded to
+int8 per 32-element block (`int8_activations` repeats that rounding exactly), every other
+product reads x as it is. Shapes are awkward on purpose: 37 weight rows (9 when emulated; the
+kernel takes 4 per CTA), rows of several 1024-element chunks with a partial last one, 1, 3, 8
+and 33 activation rows (33: five passes of the 8-row tile), and a weight that starts one row
+into its buffer (not 16-byte aligned).
 """
 
 from __future__ import annotations
@@ -103,8 +103,8 @@ def int8_activations(x: np.ndarray) -> np.ndarray:
 
 
 def rounds_to_int8(path: str, ggml_type: T, n_tokens: int) -> bool:
-    """Whether *path* runs this product through ``gemv_int8``: one row of Q4_0 or Q8_0 on
-    CUDA, and in its emulation, which repeats what CUDA runs."""
+    """Whether *path* runs this product through ``gemv_int8``: one row of an `INT8_TYPES`
+    format on CUDA, and in its emulation, which repeats what CUDA runs."""
     cuda = path == "emulated_cuda" or (path == "gguf_kernel" and gpu_backend() == "cuda")
     return cuda and n_tokens == 1 and ggml_type in INT8_TYPES
 
@@ -126,9 +126,10 @@ def emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
             tiling: tuple[int, int, int] | Int8Tiling | None = None) -> mx.array:
     """``x @ W.T`` by *path*: the matrix-vector kernels (any row count: more than 8 repeats the
-    8-row tile; one row of Q4_0/Q8_0 on CUDA is ``gemv_int8``'s) on a poisoned output, their
-    emulation, or the reference. An `Int8Tiling` asks the emulation for ``gemv_int8`` with that
-    tiling, a (rows, warps, stages) tuple for the float kernel with that one."""
+    8-row tile; one row of an `INT8_TYPES` format on CUDA is ``gemv_int8``'s) on a poisoned
+    output, their emulation, or the reference. An `Int8Tiling` asks for ``gemv_int8`` with
+    that tiling, a (rows, warps, stages) tuple the emulation for the float kernel with that
+    one."""
     if path == "gguf_kernel":
         backend = gpu_backend()
         assert backend is not None
