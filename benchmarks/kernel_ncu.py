@@ -6,9 +6,9 @@ each, so that ``ncu`` reports the kernels' own times without MLX's per-operation
         sm__throughput.avg.pct_of_peak_sustained_elapsed python3 benchmarks/kernel_ncu.py
 
 Runs the GGUF matrix-vector kernels at 1 and 8 activation rows for Q4_0, Q8_0, Q4_K and Q6_K
-at 14336x4096 (one row of Q4_0 and Q8_0: ``gemv_int8``, then the float kernel), and for Q4_0
-also MLX's affine product and bf16 product at one row, and dequantize + bf16 matmul at 512
-rows (notes/gpu-kernels.md has the figures). ``--formats`` picks the formats, ``--one-row``
+at 14336x4096 (one row: ``gemv_int8``, then the float kernel), and for Q4_0 also MLX's affine
+product and bf16 product at one row, and dequantize + bf16 matmul at 512 rows
+(notes/gpu-kernels.md has the figures). ``--formats`` picks the formats, ``--one-row``
 skips the 8-row products, the affine and bf16 comparisons.
 """
 

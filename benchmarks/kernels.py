@@ -8,7 +8,8 @@ At the Llama-3-8B shapes (rows x columns of W: 4096x4096, 1024x4096, 14336x4096,
 
 * ``kernel``: `gguf_matmul` on the GGUF blocks (matrix-vector kernel, or dequantize + matmul
   from `PREFILL_ROWS`), and at 8 and 32 rows the other of the two (``alt``); at one row of
-  Q4_0 or Q8_0 ``kernel`` is ``gemv_int8`` and ``alt`` the float matrix-vector kernel;
+  Q4_0, Q8_0, Q4_K or Q6_K ``kernel`` is ``gemv_int8`` and ``alt`` the float matrix-vector
+  kernel;
 * ``affine``: the weight's MLX affine terms (`BlockWeight.affine_matmul`: one
   ``quantized_matmul`` for Q4_0 ... Q5_K, a few for Q2_K, Q3_K and Q6_K);
 * ``bf16``: MLX's matmul on the dequantized bf16 matrix.
