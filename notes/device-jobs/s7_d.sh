@@ -27,16 +27,7 @@ for name in ("Q4_0", "Q4_K", "Q8_0", "Q6_K"):
 PY
 timeout 150 ncu --clock-control none --kernel-name regex:vx_gemv --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed python3 /tmp/ncu_d.py > $OUT/ncu.csv 2>&1
 grep fails $OUT/ncu.csv | cut -c1-250
-python3 - $OUT/ncu.csv <<'PY'
-import csv, sys, collections
-rows = collections.defaultdict(dict)
-for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"')):
-    if r[0] == "ID" or "vx_" not in r[4]:
-        continue
-    rows[(int(r[0]), r[4].split("(")[0], r[8])][r[12]] = r[14]
-for (i, name, grid), m in sorted(rows.items()):
-    print(i, name, grid, " ".join(f"{k.split('.')[0]}={v}" for k, v in m.items()))
-PY
+python3 benchmarks/ncu_summary.py $OUT/ncu.csv
 B="bench --random llama3-8b --dtype q4_0 -n 1 --prompt-len 128 --output-len 256 --kv-cache-memory 16GiB"
 timeout 150 vexel $B --compare mlx-lm --json-out $OUT/bs1.json --trace-steps $OUT/steps-bs1.jsonl 2>&1 | grep -E "tok/s|ITL|x$|rror"
 timeout 60 python3 benchmarks/ab.py --compile-mlp $B --json-out $OUT/bs1-compiled-mlp.json --trace-steps $OUT/steps-bs1-compiled-mlp.jsonl 2>&1 | grep -E "generated tok/s|ITL|rror"

@@ -89,8 +89,9 @@ class Int8Tiling:
         """CTAs for *rows* weight rows: as few warps as give each the same number of rows as
         the most loaded one would get from all of them (a warp with one row more than the
         others is the kernel's tail)."""
-        per_warp = _ceil_div(rows, self.ctas * self.warps)
-        return _ceil_div(_ceil_div(rows, per_warp), self.warps)
+        per_warp = -(-rows // (self.ctas * self.warps))
+        warps = -(-rows // per_warp)
+        return -(-warps // self.warps)
 
 
 def default_int8_tiling(ggml_type: GGMLQuantizationType) -> Int8Tiling:
@@ -299,10 +300,6 @@ def _dequant_launch(ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
     template = [("GGML_TYPE", int(ggml_type)), ("T", dtype), ("WARPS", DEQUANT_WARPS)]
     return _Launch(template, (-(-jobs // DEQUANT_WARPS) * threads, 1, 1), (threads, 1, 1),
                    (rows, cols), dtype)
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 def _check(shape: tuple[int, ...], dtype: mx.Dtype,
