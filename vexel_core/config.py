@@ -50,6 +50,10 @@ class EngineSettings(_Group):
     prefill_chunk: int = Field(512, ge=1, description="prompt tokens per chunk")
     enable_prefix_cache: bool = True
     seed: int | None = None
+    compiled_decode_rows: int | None = Field(
+        None, ge=0, description="decode steps of at most this many sequences replay compiled "
+        "graphs, traced once per row count (default: max_batch_size on a GPU, 0 on the CPU, "
+        "where MLX compiles fused kernels with the C++ compiler and a step is not host-bound)")
     quant_path: Literal["auto", "kernel", "affine"] = Field(
         "auto", description="quantized products: measured choice, GGUF kernels or MLX affine "
         "(on CUDA, Q2_K, Q3_K and Q6_K keep the kernels: MLX cannot launch their affine form)"

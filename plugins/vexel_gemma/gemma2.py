@@ -11,12 +11,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import mlx.nn as nn
-
 from vexel_core.errors import GGUFError
 from vexel_core.gguf.reader import GGUFFile
 from vexel_core.model.architecture import KVSpec
-from vexel_core.model.decoder import DecoderLM, PreNormBlock
+from vexel_core.model.decoder import Block, DecoderLM, PreNormBlock
 from vexel_core.model.layers import (
     Attention,
     AttentionOptions,
@@ -84,7 +82,7 @@ class Gemma2Architecture:
         dtype = activation_dtype(gguf.tensor("blk.0.ffn_down.weight").ggml_type.name)
         w = Weights(gguf, host, dtype)
         q_rows, kv_rows = a.q_rows, a.kv_rows
-        blocks: list[nn.Module] = []
+        blocks: list[Block] = []
         for i in range(a.layers):
             p = f"blk.{i}"
             sliding = a.sliding[i]

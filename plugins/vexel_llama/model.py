@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import mlx.nn as nn
-
 from vexel_core.gguf.reader import GGUFFile
-from vexel_core.model.decoder import DecoderLM, assemble, rms_pre_norm_block
+from vexel_core.model.decoder import Block, DecoderLM, assemble, rms_pre_norm_block
 from vexel_core.model.layers import Attention, AttentionOptions, GatedMLP, RMSNorm, RoPE
 from vexel_core.model.metadata import ArchKeys, DecoderArgs, activation_dtype
 from vexel_core.model.weights import Weights
@@ -42,7 +40,7 @@ class LlamaArchitecture:
         else:
             rope = RoPE(a.rope_dims, a.rope_base, interleaved=True, scale=a.rope_scale)
         opts = AttentionOptions(a.heads, a.kv_heads, a.head_dim, window=a.sliding_window)
-        blocks: list[nn.Module] = []
+        blocks: list[Block] = []
         for i in range(a.layers):
             p = f"blk.{i}"
             attn = Attention(i, opts, rope, w.linear(f"{p}.attn_output", a.hidden, a.q_rows),

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import mlx.nn as nn
-
 from vexel_core.gguf.reader import GGUFFile
-from vexel_core.model.decoder import DecoderLM, ParallelBlock, assemble
+from vexel_core.model.decoder import Block, DecoderLM, ParallelBlock, assemble
 from vexel_core.model.layers import MLP, Attention, AttentionOptions, LayerNorm, RoPE, gelu_tanh
 from vexel_core.model.metadata import ArchKeys, DecoderArgs, activation_dtype
 from vexel_core.model.weights import Weights
@@ -38,7 +36,7 @@ class Phi2Architecture:
                     attn_factor=a.rope_attn_factor)
         opts = AttentionOptions(a.heads, a.kv_heads, a.head_dim)
         q_rows, kv_rows = a.q_rows, a.kv_rows
-        blocks: list[nn.Module] = []
+        blocks: list[Block] = []
         for i in range(a.layers):
             p = f"blk.{i}"
             attn = Attention(i, opts, rope, w.linear(f"{p}.attn_output", a.hidden, q_rows),

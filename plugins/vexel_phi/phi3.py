@@ -15,12 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import mlx.core as mx
-import mlx.nn as nn
 
 from vexel_core.errors import GGUFError
 from vexel_core.gguf.reader import GGUFFile
 from vexel_core.logs import get_logger
-from vexel_core.model.decoder import DecoderLM, assemble, rms_pre_norm_block
+from vexel_core.model.decoder import Block, DecoderLM, assemble, rms_pre_norm_block
 from vexel_core.model.layers import (
     Attention,
     AttentionOptions,
@@ -67,7 +66,7 @@ class Phi3Architecture:
                         _rope(w, a, "rope_factors_long.weight"),
                         a.original_context, a.context_len)
         opts = AttentionOptions(a.heads, a.kv_heads, a.head_dim)
-        blocks: list[nn.Module] = []
+        blocks: list[Block] = []
         for i in range(a.layers):
             p = f"blk.{i}"
             attn = Attention(i, opts, rope, w.linear(f"{p}.attn_output", a.hidden, a.q_rows),

@@ -86,6 +86,13 @@ def resolve_backend(name: str) -> str:
     return "paged" if kernel_backend() is not None else "sdpa"
 
 
+def compiled_decode_rows(settings: EngineSettings) -> int:
+    """``engine.compiled_decode_rows``, whose default depends on the device (config.py)."""
+    if settings.compiled_decode_rows is not None:
+        return settings.compiled_decode_rows
+    return settings.max_batch_size if mx.default_device() != mx.cpu else 0
+
+
 class LLMEngine:
     def __init__(self, loaded: LoadedModel, settings: EngineSettings,
                  host: PluginHost | None = None) -> None:
@@ -97,6 +104,7 @@ class LLMEngine:
         spec = self.model.kv_spec
         self.context_len = settings.context_len or spec.context_len
         self.model.set_context_len(self.context_len)  # LongRoPE picks its factors by it
+        self.model.compile_decode(compiled_decode_rows(settings))
         bs = settings.kv_block_size
         self.num_blocks = self._pool_blocks(settings)
         self.blocks = BlockManager(self.num_blocks, bs, prefix_cache=settings.enable_prefix_cache)

@@ -49,6 +49,10 @@ class CausalLM(nn.Module):
         """The engine runs sequences of at most *n* tokens. Most models ignore this; LongRoPE
         (Phi-3) picks its rotary factors by it, as llama.cpp does with its context size."""
 
+    def compile_decode(self, max_rows: int) -> None:
+        """The model may replay compiled graphs for decode steps (one new token per sequence,
+        each row sampled) of at most *max_rows* sequences; 0: never. Models may ignore this."""
+
 
 class Architecture(Protocol):
     """Builds a `CausalLM` from a GGUF file. Registered by ``register_architectures``."""

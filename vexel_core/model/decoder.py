@@ -7,7 +7,7 @@ small block classes here, so an architecture file only reads its metadata and te
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import mlx.core as mx
@@ -15,55 +15,96 @@ import mlx.nn as nn
 
 from vexel_core.attention.base import AttentionBatch
 from vexel_core.model.architecture import CausalLM, KVSpec
-from vexel_core.model.layers import LongRoPE, RMSNorm, softcap
+from vexel_core.model.layers import QKV, Attention, LongRoPE, RMSNorm, softcap
 from vexel_core.model.linear import Embedding, Linear
 from vexel_core.model.metadata import DecoderArgs
 from vexel_core.model.weights import Weights
 
+Carry = tuple[mx.array, ...]
 
-class PreNormBlock(nn.Module):
+
+class Block(nn.Module):
+    """A transformer block in two halves around its attention's use of the KV cache: `enter`
+    (up to the rotated q, k, v) and `leave` (from the attention's output to the block's).
+    Neither touches the cache, so `DecoderLM` may replay them as compiled graphs."""
+
+    attn: Attention
+
+    def enter(self, x: mx.array, positions: mx.array) -> tuple[QKV, Carry]:
+        """The attention's inputs for *x* and what `leave` needs besides its output."""
+        raise NotImplementedError
+
+    def leave(self, carry: Carry, attn: mx.array) -> mx.array:
+        """The block's output from *carry* and the attention's output ``[T, Hq, D]``."""
+        raise NotImplementedError
+
+    def __call__(self, x: mx.array, batch: AttentionBatch) -> mx.array:
+        qkv, carry = self.enter(x, batch.positions)
+        return self.leave(carry, self.attn.attend(qkv, batch))
+
+
+class PreNormBlock(Block):
     """``h = x + attn(norm1(x)); out = h + mlp(norm2(h))`` (LLaMA, Mistral, Phi-3).
 
     With ``post_attn_norm``/``post_mlp_norm`` it is Gemma 2's sandwich: each sub-layer's
     output is normalised again before the residual add.
     """
 
-    def __init__(self, attn_norm: nn.Module, attn: nn.Module, mlp_norm: nn.Module,
+    def __init__(self, attn_norm: nn.Module, attn: Attention, mlp_norm: nn.Module,
                  mlp: nn.Module, post_attn_norm: nn.Module | None = None,
                  post_mlp_norm: nn.Module | None = None) -> None:
         super().__init__()
         self.attn_norm, self.attn, self.mlp_norm, self.mlp = attn_norm, attn, mlp_norm, mlp
         self.post_attn_norm, self.post_mlp_norm = post_attn_norm, post_mlp_norm
 
-    def __call__(self, x: mx.array, batch: AttentionBatch) -> mx.array:
-        a = self.attn(self.attn_norm(x), batch)
+    def enter(self, x: mx.array, positions: mx.array) -> tuple[QKV, Carry]:
+        return self.attn.project(self.attn_norm(x), positions), (x,)
+
+    def leave(self, carry: Carry, attn: mx.array) -> mx.array:
+        a = self.attn.output(attn)
         if self.post_attn_norm is not None:
             a = self.post_attn_norm(a)
-        h = x + a
+        h = carry[0] + a
         m = self.mlp(self.mlp_norm(h))
         if self.post_mlp_norm is not None:
             m = self.post_mlp_norm(m)
         return h + m
 
 
-class ParallelBlock(nn.Module):
+class ParallelBlock(Block):
     """``out = x + attn(norm(x)) + mlp(norm(x))`` (Phi-2)."""
 
-    def __init__(self, norm: nn.Module, attn: nn.Module, mlp: nn.Module) -> None:
+    def __init__(self, norm: nn.Module, attn: Attention, mlp: nn.Module) -> None:
         super().__init__()
         self.norm, self.attn, self.mlp = norm, attn, mlp
 
-    def __call__(self, x: mx.array, batch: AttentionBatch) -> mx.array:
+    def enter(self, x: mx.array, positions: mx.array) -> tuple[QKV, Carry]:
         h = self.norm(x)
-        return x + self.attn(h, batch) + self.mlp(h)
+        return self.attn.project(h, positions), (x, h)
+
+    def leave(self, carry: Carry, attn: mx.array) -> mx.array:
+        x, h = carry
+        return x + self.attn.output(attn) + self.mlp(h)
 
 
 class DecoderLM(CausalLM):
+    """Token table, blocks, final norm, output projection.
+
+    Decode steps (every sequence one new token, every row sampled) of at most
+    `compile_decode`'s rows replay compiled graphs: one from the tokens to the first block's
+    q, k, v; one from each block's attention output to the next block's q, k, v; one to the
+    logits. Only the attention backend's calls (cache write, attention) are built op by op.
+    A step of one request is host-bound on a GPU: the ~30 operations of each of 32 layers,
+    built in Python, cost more than the GPU needs to run them; a compiled graph is replayed
+    in C++, with its elementwise operations fused. Each new row count traces once; prefill
+    steps, whose lengths vary, stay eager.
+    """
+
     def __init__(
         self,
         *,
         embed: Embedding,
-        blocks: list[nn.Module],
+        blocks: Sequence[Block],
         norm: nn.Module,
         head: Linear,
         kv_spec: KVSpec,
@@ -74,40 +115,88 @@ class DecoderLM(CausalLM):
         context_dependent: Sequence[LongRoPE] = (),
     ) -> None:
         super().__init__()
-        self.embed, self.blocks, self.norm, self.head = embed, blocks, norm, head
+        self.embed, self.blocks, self.norm, self.head = embed, list(blocks), norm, head
         self.kv_spec = kv_spec
         self.vocab_size = vocab_size
         self.dtype = dtype
         self.embed_scale = embed_scale
         self.final_softcap = final_softcap
         self.context_dependent = list(context_dependent)  # told the engine's context length
+        self.compiled_rows = 0
+        self._segments: list[Callable[..., Any]] | None = None
 
     def set_context_len(self, n: int) -> None:
         for layer in self.context_dependent:
             layer.set_context_len(n)
+        self._segments = None  # traced with the rotary factors of before
+
+    def compile_decode(self, max_rows: int) -> None:
+        self.compiled_rows = max_rows
+        self._segments = None
 
     def __call__(self, tokens: mx.array, batch: AttentionBatch) -> mx.array:
+        if self._replays(tokens, batch):
+            return self._decode_compiled(tokens, batch)
+        x = self._embed(tokens)
+        for block in self.blocks:
+            x = block(x, batch)
+        return self._logits(x if batch.logits_rows is None else x[batch.logits_rows])
+
+    def _embed(self, tokens: mx.array) -> mx.array:
         x = self.embed(tokens).astype(self.dtype)
         if self.embed_scale is not None:
             # llama.cpp scales in the activation type; round the factor the same way
             x = x * mx.array(self.embed_scale, dtype=self.dtype)
-        for block in self.blocks:
-            x = block(x, batch)
-        x = self.norm(x if batch.logits_rows is None else x[batch.logits_rows])
-        logits = self.head(x).astype(mx.float32)
+        return x
+
+    def _logits(self, x: mx.array) -> mx.array:
+        logits = self.head(self.norm(x)).astype(mx.float32)
         if self.final_softcap is not None:
             logits = softcap(logits, self.final_softcap)
         return logits
 
+    def _replays(self, tokens: mx.array, batch: AttentionBatch) -> bool:
+        return (tokens.shape[0] == batch.num_seqs <= self.compiled_rows
+                and batch.logits_rows is None
+                and not any(m is not None for m in batch.query_masks))
 
-def rms_pre_norm_block(w: Weights, prefix: str, attn: nn.Module, mlp: nn.Module,
+    def _decode_compiled(self, tokens: mx.array, batch: AttentionBatch) -> mx.array:
+        first, *between, last = self._compiled_segments()
+        qkv, carry = first(tokens, batch.positions)
+        for block, segment in zip(self.blocks[:-1], between, strict=True):
+            qkv, carry = segment(carry, block.attn.attend(qkv, batch), batch.positions)
+        return last(carry, self.blocks[-1].attn.attend(qkv, batch))
+
+    def _compiled_segments(self) -> list[Callable[..., Any]]:
+        if self._segments is None:
+            blocks = self.blocks
+
+            def first(tokens: mx.array, positions: mx.array) -> tuple[QKV, Carry]:
+                return blocks[0].enter(self._embed(tokens), positions)
+
+            def between(i: int) -> Callable[..., tuple[QKV, Carry]]:
+                def segment(carry: Carry, attn: mx.array,
+                            positions: mx.array) -> tuple[QKV, Carry]:
+                    return blocks[i + 1].enter(blocks[i].leave(carry, attn), positions)
+                return segment
+
+            def last(carry: Carry, attn: mx.array) -> mx.array:
+                return self._logits(blocks[-1].leave(carry, attn))
+
+            functions: list[Callable[..., Any]] = [
+                first, *(between(i) for i in range(len(blocks) - 1)), last]
+            self._segments = [mx.compile(f) for f in functions]
+        return self._segments
+
+
+def rms_pre_norm_block(w: Weights, prefix: str, attn: Attention, mlp: nn.Module,
                        eps: float) -> PreNormBlock:
     """The LLaMA-family block: RMS norms ``attn_norm`` and ``ffn_norm`` before each part."""
     return PreNormBlock(RMSNorm(w.vector(f"{prefix}.attn_norm.weight"), eps), attn,
                         RMSNorm(w.vector(f"{prefix}.ffn_norm.weight"), eps), mlp)
 
 
-def assemble(w: Weights, a: DecoderArgs, blocks: list[nn.Module], norm: nn.Module,
+def assemble(w: Weights, a: DecoderArgs, blocks: Sequence[Block], norm: nn.Module,
              dtype: mx.Dtype, **options: Any) -> DecoderLM:
     """The model around *blocks*: token table, final *norm*, output projection (the file's
     ``output``, else the tied table) and the KV cache's shape. *options* go to `DecoderLM`."""

@@ -135,6 +135,9 @@ class LongRoPE:
         return self.active(x, positions)
 
 
+QKV = tuple[mx.array, mx.array, mx.array]
+
+
 @dataclass(frozen=True)
 class AttentionOptions:
     n_heads: int
@@ -183,6 +186,12 @@ class Attention(nn.Module):
         return self.q(x), self.k(x), self.v(x)
 
     def __call__(self, x: mx.array, batch: AttentionBatch) -> mx.array:
+        return self.output(self.attend(self.project(x, batch.positions), batch))
+
+    # The three parts of a call, apart so that a model can replay the first and last through
+    # compiled graphs: only `attend` touches the KV cache.
+    def project(self, x: mx.array, positions: mx.array) -> QKV:
+        """``q[T, Hq, D]``, ``k``/``v`` ``[T, Hkv, D]`` for *x* at *positions*, rotated."""
         o = self.opts
         T = x.shape[0]
         q, k, v = self._project(x)
@@ -190,13 +199,18 @@ class Attention(nn.Module):
         k = k.reshape(T, o.n_kv_heads, o.head_dim)
         v = v.reshape(T, o.n_kv_heads, o.head_dim)
         if self.rope is not None:
-            q = self.rope(q, batch.positions)
-            k = self.rope(k, batch.positions)
-        attn = batch.backend(
-            q, k, v, layer=self.layer, batch=batch, scale=self.scale,
-            softcap=o.softcap, window=o.window,
-        )
-        return self.out(attn.reshape(T, o.n_heads * o.head_dim))
+            q = self.rope(q, positions)
+            k = self.rope(k, positions)
+        return q, k, v
+
+    def attend(self, qkv: QKV, batch: AttentionBatch) -> mx.array:
+        """The backend's cache write and attention: ``[T, Hq, D]``."""
+        o = self.opts
+        return batch.backend(*qkv, layer=self.layer, batch=batch, scale=self.scale,
+                             softcap=o.softcap, window=o.window)
+
+    def output(self, attn: mx.array) -> mx.array:
+        return self.out(attn.reshape(attn.shape[0], -1))
 
 
 Activation = Callable[[mx.array], mx.array]

@@ -1,0 +1,69 @@
+"""Decode steps replayed through compiled graphs (`DecoderLM.compile_decode`) give the tokens
+and log-probabilities of the same steps built operation by operation, for every block kind:
+LLaMA (pre-norm), Phi-2 (parallel), Phi-3 (LongRoPE, fused qkv and gate/up), Gemma 2 (sandwich
+norms, soft-caps, sliding window)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.builders.models import LlamaShape, write_llama
+from tests.builders.phi_gemma import GEMMA2, PHI2, Phi3Shape, write_gemma2, write_phi2, write_phi3
+from tests.builders.vocab import spm_vocab
+from tests.helpers import Traced, engine_for, run_traced
+from vexel_core.engine import GenerationRequest
+from vexel_core.model.decoder import DecoderLM
+from vexel_core.sampling.params import SamplingParams
+
+TRACED = SamplingParams(temperature=0.0, logprobs=5)
+
+WRITERS = {
+    "llama": lambda p: write_llama(p, spm_vocab(), LlamaShape(hidden=64, layers=2, heads=4,
+                                                                 kv_heads=2, ffn=128), seed=5),
+    "phi2": lambda p: write_phi2(p, PHI2, seed=6),
+    # a context past the original one: the long rotary factors are the ones traced
+    "phi3": lambda p: write_phi3(p, Phi3Shape(sliding_window=8), seed=7),
+    "gemma2": lambda p: write_gemma2(p, GEMMA2, seed=8),
+}
+
+
+def requests(n: int) -> list[GenerationRequest]:
+    """Prompts of different lengths and lengths of output, so that the decode steps' row
+    count changes (each count traces anew) and sequences leave the batch mid-way."""
+    rng = np.random.default_rng(11)
+    return [GenerationRequest(f"r{i}", [1] + [int(t) for t in rng.integers(260, 400, 5 + 7 * i)],
+                              TRACED, max_tokens=6 + 3 * i, ignore_eos=True) for i in range(n)]
+
+
+@pytest.mark.parametrize("arch", list(WRITERS))
+def test_compiled_decode_equals_eager(arch: str, host, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    path = WRITERS[arch](tmp_path / f"{arch}.gguf")
+    replays: list[int] = []
+    real = DecoderLM._decode_compiled
+
+    def counting(self, tokens, batch):  # type: ignore[no-untyped-def]
+        replays.append(tokens.shape[0])
+        return real(self, tokens, batch)
+
+    monkeypatch.setattr(DecoderLM, "_decode_compiled", counting)
+    runs: dict[int, Traced] = {}
+    for rows in (0, 4):
+        engine = engine_for(path, host, max_batch_size=4, compiled_decode_rows=rows,
+                            context_len=512)
+        runs[rows] = run_traced(engine, requests(4))
+        assert engine.blocks.num_free == engine.blocks.num_blocks
+        assert bool(replays) == (rows > 0)
+    assert {1, 2, 3, 4} <= set(replays)  # every row count was replayed
+
+    # Compiling fuses elementwise operations but keeps their order and float32 rounding on
+    # the CPU: the same tokens, and log-probabilities equal up to float32 rounding of logits
+    # of magnitude ~10 (1e-4; the eager run against itself differs by 0).
+    for rid, eager in runs[0].items():
+        compiled = runs[4][rid]
+        assert [t for t, _ in compiled] == [t for t, _ in eager], rid
+        for (_, top_c), (_, top_e) in zip(compiled, eager, strict=True):
+            assert top_c.keys() == top_e.keys()
+            assert max(abs(top_c[t] - top_e[t]) for t in top_e) <= 1e-4, (rid, top_c, top_e)
