@@ -10,6 +10,7 @@ case "$1" in
   timeout 150 vexel $B --compare mlx-lm --json-out $OUT/bs1.json --trace-steps $OUT/steps-bs1.jsonl 2>&1 | grep -E "tok/s|ITL|x$|rror"
   VEXEL_ENGINE__COMPILED_DECODE_ROWS=0 timeout 60 vexel $B --json-out $OUT/bs1-eager.json --trace-steps $OUT/steps-bs1-eager.jsonl 2>&1 | grep -E "generated tok/s|ITL|rror" | sed 's/^/eager: /'
   timeout 60 vexel $B 2>&1 | grep -E "generated tok/s|ITL|rror" | sed 's/^/compiled again: /'
+  python3 benchmarks/step_summary.py $OUT/steps-bs1.jsonl $OUT/steps-bs1-eager.jsonl
   timeout 100 bash .devkit/peers/llamacpp.sh /tmp/vx/random-llama3-8b-q4_0.gguf > $OUT/llamacpp-q4_0.log 2>&1; grep -E "tg128|pp512" $OUT/llamacpp-q4_0.log
   ;;
 2)
@@ -18,5 +19,6 @@ case "$1" in
     timeout 100 vexel $M --json-out $OUT/b64-$dtype.json --trace-steps $OUT/steps-b64-$dtype.jsonl 2>&1 | grep -E "generated tok/s|ITL|TTFT|rror" | sed "s/^/$dtype compiled: /"
     VEXEL_ENGINE__COMPILED_DECODE_ROWS=0 timeout 80 vexel $M 2>&1 | grep -E "generated tok/s|ITL|TTFT|rror" | sed "s/^/$dtype eager: /"
   done
+  python3 benchmarks/step_summary.py $OUT/steps-b64-*.jsonl
   ;;
 esac
