@@ -20,9 +20,11 @@ into its buffer (not 16-byte aligned).
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import mlx.core as mx
 import numpy as np
@@ -258,9 +260,11 @@ def test_emulated_kernel_with_other_tilings(
     "tiling", [None, Int8Tiling(warps=2, stages=2, ctas=2),
                Int8Tiling(warps=2, stages=2, per_lane=2, ctas=2),
                Int8Tiling(warps=8, stages=3, per_lane=1),
-               Int8Tiling(warps=8, stages=3, per_lane=2)],
+               Int8Tiling(warps=8, stages=3, per_lane=2),
+               Int8Tiling(warps=4, stages=2, per_lane=4, ctas=1),
+               Int8Tiling(warps=4, stages=4, per_lane=2, ctas=1)],
     ids=["default", "2warps-2stages-2ctas", "2warps-2stages-2ctas-2perlane", "8warps-1perlane",
-         "8warps-2perlane"])
+         "8warps-2perlane", "4warps-2stages-4perlane-1cta", "4warps-4stages-2perlane-1cta"])
 @pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16, mx.float16],
                          ids=["f32", "bf16", "f16"])
 @pytest.mark.parametrize("ggml_type", sorted(INT8_TYPES, key=int), ids=lambda t: t.name)
@@ -271,9 +275,13 @@ def test_one_row_int8_kernel(
     # gemv_int8 on a weight one row into its buffer, with one block of x all zeros (its scale
     # is 0: no division by it) and one with a single large value; two CTAs of two warps make
     # each warp stream several weight rows through its pipeline (9 or 37 rows); one or two
-    # sub-blocks a lane (the last chunk of a row is partial: its blocks end mid-chunk).
+    # sub-blocks a lane (the last chunk of a row is partial: its blocks end mid-chunk); four
+    # sub-blocks a lane (chunks of 4,096 elements) and four stages in one CTA of four warps
+    # (within 48 KiB of shared memory for every format at these rows' 6-7K columns).
     if path == "gguf_kernel" and gpu_backend() != "cuda":
         pytest.skip("gemv_int8 is a CUDA kernel")
+    if path == "gguf_kernel" and tiling and tiling.ctas == 1 and dtype != mx.bfloat16:
+        pytest.skip("the one-CTA tilings run bf16 alone on the GPU (each variant compiles)")
     m = matrix(ggml_type, rng, skip=1, path=path)
     x = rng.normal(size=(1, m.values.shape[1])).astype(np.float32)
     x[0, 64:96] = 0.0
@@ -294,6 +302,39 @@ def test_one_row_int8_kernel(
         # dwarfs its distance from the rounded one (float32 sums: ~1e-6)
         rounding = np.median(np.abs(x @ m.values.T - exact))
         assert np.median(np.abs(y - exact)) < 0.01 * rounding
+
+
+def _int8_sweep() -> ModuleType:
+    """benchmarks/int8_sweep.py: the tilings Nsight Compute measures on the GPU machine."""
+    path = Path(__file__).parent.parent / "benchmarks" / "int8_sweep.py"
+    spec = importlib.util.spec_from_file_location("int8_sweep", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name, warps, stages, per_lane", _int8_sweep().templates(),
+                         ids=lambda v: str(v))
+def test_int8_sweep_tilings_emulated(
+    name: str, warps: int, stages: int, per_lane: int, rng: np.random.Generator,
+    request: pytest.FixtureRequest,
+) -> None:
+    # Every template of the Nsight Compute sweep's candidates (benchmarks/kernel_ncu.py
+    # --int8-sweep; the CTA count only sizes the grid) on the emulation, bf16 x as the sweep
+    # runs it: one CTA, so that each warp streams 1-2 (8 warps) or 2-3 (4 warps) rows of 2-7
+    # chunks through its stages; the weight one row into its buffer. (On the GPU the sweep
+    # compares each tiling's product with the default tiling's.)
+    m = matrix(T[name], rng, skip=1, path="emulated_cuda")
+    x = rng.normal(size=(1, m.values.shape[1])).astype(np.float32)
+    xd = mx.array(x).astype(mx.bfloat16)
+    tiling = Int8Tiling(warps=warps, stages=stages, per_lane=per_lane, ctas=1)
+    got = product("emulated_cuda", xd, m, request, tiling)
+    xr = int8_activations(np.array(xd.astype(mx.float32)))
+    exact = xr @ m.values.T
+    y = np.array(got.astype(mx.float32))
+    assert np.isfinite(y).all()
+    assert (np.abs(y - exact) <= float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)).all()
 
 
 @pytest.fixture

@@ -59,12 +59,17 @@ int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
   const int warps = atoi(argv[3]), stages = atoi(argv[4]), per_lane = atoi(argv[5]);
   const int grid = atoi(argv[6]);
   auto run = [&](auto kernel) { launch(grid, warps * 32, [&] { kernel(w, x.data(), y.data(), n, row_bytes); }); };
-  // The tilings the tests use: the defaults, and two CTAs of two warps
-  if (warps == 8 && stages == 3 && per_lane == 1) run(vx::gemv_int8<TYPE, T, 8, 3, 1, KCAP>);
-  else if (warps == 8 && stages == 3 && per_lane == 2) run(vx::gemv_int8<TYPE, T, 8, 3, 2, KCAP>);
-  else if (warps == 2 && stages == 2 && per_lane == 1) run(vx::gemv_int8<TYPE, T, 2, 2, 1, KCAP>);
-  else if (warps == 2 && stages == 2 && per_lane == 2) run(vx::gemv_int8<TYPE, T, 2, 2, 2, KCAP>);
+  // The tilings the tests use: the defaults, two CTAs of two warps, and the (warps, stages,
+  // sub-blocks a lane) of benchmarks/int8_sweep.py's candidates.
+#define VX_INT8_TILING(W, S, P) \
+  else if (warps == W && stages == S && per_lane == P) run(vx::gemv_int8<TYPE, T, W, S, P, KCAP>);
+  if (false) {}
+  VX_INT8_TILING(8, 3, 1) VX_INT8_TILING(8, 3, 2) VX_INT8_TILING(2, 2, 1) VX_INT8_TILING(2, 2, 2)
+  VX_INT8_TILING(8, 4, 1) VX_INT8_TILING(8, 4, 2) VX_INT8_TILING(8, 2, 2) VX_INT8_TILING(8, 2, 4)
+  VX_INT8_TILING(4, 2, 2) VX_INT8_TILING(4, 3, 1) VX_INT8_TILING(4, 3, 2) VX_INT8_TILING(4, 4, 1)
+  VX_INT8_TILING(4, 4, 2) VX_INT8_TILING(4, 2, 4) VX_INT8_TILING(4, 3, 4) VX_INT8_TILING(4, 4, 4)
   else return 3;
+#undef VX_INT8_TILING
   fwrite(y.data(), sizeof(T), y.size(), stdout);
   return 0;
 }
