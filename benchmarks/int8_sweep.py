@@ -1,32 +1,38 @@
-"""``gemv_int8`` tilings for the Nsight Compute sweep (``benchmarks/kernel_ncu.py --int8-sweep``)
-and the shared memory each declares. tests/test_quant_kernels.py runs every (format, warps,
-stages, sub-blocks a lane) used here in the CPU emulation of the kernel.
+"""``gemv_int8`` tilings for the Nsight Compute sweep (``benchmarks/kernel_ncu.py --int8-sweep``).
+tests/test_quant_kernels.py runs every (format, warps, stages, sub-blocks a lane) used here in
+the CPU emulation of the kernel.
 
 Session 7 found the kernel latency-bound (DRAM 34-61%, SM 43-59%) with DRAM throughput rising
-with the bytes of a staged chunk, so the candidates raise the bytes in flight per SM: bigger
+with the bytes of a staged chunk. Session 8's first sweep (call A, 14336x4096) timed bigger
 chunks (4 sub-blocks a lane for Q4_0/Q4_K: 4,096 elements, one whole Llama row of 2,304 bytes;
-2 for Q8_0/Q6_K), deeper pipelines (3-4 stages) and more CTAs per SM (`Int8Tiling.ctas` 660,
-792, 1,056: 5, 6, 8 per SM of the H200's 132).
+2 for Q8_0/Q6_K), deeper pipelines and more CTAs per SM; its winners are now the defaults
+(`library.INT8_TILINGS`, with the figures). This list is the second round: each format's
+defaults at the row length swept (``--cols``: 4096 for the 14336x4096 gate/up projection,
+14336 for the 4096x14336 down projection, where shared memory allows fewer tilings), then
+what the first round did not reach.
 
 What limits CTAs per SM (nvcc 13.0 for sm_90, offline, bf16 x, K = 4096: 54-60 registers a
 thread, i.e. 56 or 64 allocated): CTAs of 8 warps fit 4 per SM by registers, so 8 warps with
-more than 528 CTAs leave the rest to a second wave (one candidate checks that); CTAs of 4 warps
-fit 8-9 by registers and as many as shared memory allows. And the rows: `Int8Tiling.grid` gives
-each warp the same number of rows, so 14,336 rows run on 3,584 warps (4 rows each, 27 a SM)
-whether 528 CTAs of 8 or 1,056 of 4; 3 rows a warp would need 36 warps a SM, one CTA of 4
-warps more than 9 per SM hold (nothing here asks for it).
+more than 528 CTAs leave the rest to a second wave; CTAs of 4 warps fit 8-9 by registers and
+as many as shared memory allows. And the rows: `Int8Tiling.grid` gives each warp the same
+number of rows, so 14,336 rows run on 3,584 warps (4 rows each, 27 a SM) whether 528 CTAs of
+8 or 1,056 of 4.
 """
 
 from __future__ import annotations
 
-from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
+from gguf import GGMLQuantizationType
 
-from vexel_core.quant.kernels.library import CHUNK_ELEMS, Int8Tiling
+from vexel_core.quant.kernels.library import (
+    INT8_TILINGS,
+    STATIC_SHARED_MAX,
+    Int8Tiling,
+    int8_kcap,
+)
 
 Q = GGMLQuantizationType
-SHAPE = (14336, 4096)  # rows x columns of W: Llama-3-8B's gate/up projection
+SHAPES = {4096: (14336, 4096), 14336: (4096, 14336)}  # --cols -> (rows, cols) of W
 SM_COUNT = 132  # H200
-STATIC_SMEM_MAX = 48 * 1024  # static shared memory of one CTA
 SMEM_PER_SM = 228 * 1024  # of which the driver reserves 1 KiB per CTA
 RESERVED_PER_CTA = 1024
 REGISTERS = 56  # per thread, as nvcc 13.0 allocates them for most tilings (see above)
@@ -37,25 +43,19 @@ def _t(warps: int, stages: int, per_lane: int, ctas: int) -> Int8Tiling:
     return Int8Tiling(warps=warps, stages=stages, per_lane=per_lane, ctas=ctas)
 
 
-# Per format, in order of interest: the default first (the reference of the same run), then
-# the tilings expected to keep the most bytes in flight per SM. Those over 48 KiB of shared
-# memory are listed to be reported as skipped.
-_Q4 = [_t(8, 3, 2, 528), _t(8, 4, 2, 528), _t(4, 4, 4, 660), _t(4, 3, 4, 792),
-       _t(8, 2, 4, 528), _t(4, 4, 2, 1056), _t(4, 2, 4, 1056), _t(4, 3, 4, 660),
-       _t(4, 4, 4, 528), _t(4, 3, 2, 1056), _t(4, 4, 2, 792)]
-CANDIDATES: dict[str, list[Int8Tiling]] = {
-    # 8 warps x 660 CTAs: more than the 4 CTAs of 8 warps the registers allow per SM
-    "Q4_0": [*_Q4, _t(8, 3, 2, 660), _t(8, 3, 4, 528)],
-    "Q4_K": [*_Q4, _t(8, 3, 4, 528)],
-    "Q8_0": [_t(8, 3, 1, 528), _t(8, 4, 1, 528), _t(4, 3, 2, 1056), _t(4, 4, 2, 660),
-             _t(4, 3, 2, 792), _t(8, 2, 2, 528), _t(4, 2, 2, 1056), _t(4, 4, 1, 1056),
-             _t(4, 2, 4, 660), _t(4, 4, 2, 528), _t(4, 3, 2, 660), _t(4, 3, 1, 1056),
-             _t(8, 3, 2, 528), _t(8, 2, 4, 528)],
-    "Q6_K": [_t(8, 3, 1, 528), _t(8, 3, 2, 528), _t(4, 4, 2, 1056), _t(4, 3, 2, 1056),
-             _t(4, 3, 4, 660), _t(8, 4, 1, 528), _t(4, 4, 2, 792), _t(4, 2, 4, 1056),
-             _t(8, 2, 2, 528), _t(4, 3, 4, 528), _t(4, 4, 1, 1056), _t(4, 3, 1, 1056),
-             _t(8, 2, 4, 528), _t(8, 4, 2, 528)],
+# Not reached by the first round's budget (or worth a second look at K = 14336).
+_MORE: dict[Q, list[Int8Tiling]] = {
+    Q.Q4_0: [_t(4, 2, 4, 1056), _t(4, 4, 4, 528), _t(4, 3, 4, 660), _t(4, 2, 4, 792)],
+    Q.Q4_K: [_t(4, 2, 4, 1056), _t(4, 4, 4, 528), _t(4, 2, 4, 792)],
+    Q.Q8_0: [_t(4, 2, 4, 660), _t(4, 3, 2, 792), _t(4, 2, 2, 1056), _t(4, 4, 2, 528)],
+    Q.Q6_K: [_t(4, 2, 4, 1056), _t(4, 4, 2, 792), _t(4, 2, 4, 792), _t(4, 4, 1, 1056)],
 }
+
+
+def candidates(ggml_type: Q, cols: int) -> list[Int8Tiling]:
+    """The format's defaults in order (the first that fits is the reference), then `_MORE`;
+    those over the static shared memory limit stay in, to be reported as skipped."""
+    return list(dict.fromkeys([*INT8_TILINGS[ggml_type], *_MORE[ggml_type]]))
 
 
 def label(t: Int8Tiling) -> str:
@@ -63,29 +63,14 @@ def label(t: Int8Tiling) -> str:
     return f"{t.warps}/{t.stages}/{t.per_lane}/{t.ctas}"
 
 
-def chunk_bytes(ggml_type: GGMLQuantizationType, per_lane: int) -> int:
-    elems, nbytes = GGML_QUANT_SIZES[ggml_type]
-    return CHUNK_ELEMS * per_lane // elems * nbytes
+def shared_bytes(ggml_type: Q, t: Int8Tiling, cols: int, declared: bool = True) -> int:
+    """`Int8Tiling.shared_bytes`; ``declared=False``: less xsum where the format never reads
+    it (what the compiler allocates)."""
+    unused = 0 if declared or ggml_type in HAS_MIN else int8_kcap(cols) // 32 * 4
+    return t.shared_bytes(ggml_type, cols) - unused
 
 
-def kcap(cols: int) -> int:
-    """x's rounded copy in shared memory, as library._int8_launch sizes it."""
-    return -(-cols // CHUNK_ELEMS) * CHUNK_ELEMS
-
-
-def shared_bytes(ggml_type: GGMLQuantizationType, t: Int8Tiling, cols: int = SHAPE[1],
-                 declared: bool = True) -> int:
-    """Static shared memory of one CTA as cuda/gemv_int8.cuh declares it: the staging slots
-    ``stage[WARPS][STAGES][SLOT / 4]`` words, ``xq[KCAP]`` bytes, ``xd[KCAP / 32]`` floats and
-    ``xsum[KCAP / 32]`` ints. ``declared=False``: less xsum where the format never reads it
-    (what the compiler allocates)."""
-    slot = (chunk_bytes(ggml_type, t.per_lane) + 15 + 6 + 15) // 16 * 16
-    k = kcap(cols)
-    xsum = k // 32 * 4 if declared or ggml_type in HAS_MIN else 0
-    return t.warps * t.stages * slot + k + k // 32 * 4 + xsum
-
-
-def ctas_per_sm(ggml_type: GGMLQuantizationType, t: Int8Tiling, cols: int = SHAPE[1]) -> int:
+def ctas_per_sm(ggml_type: Q, t: Int8Tiling, cols: int) -> int:
     """CTAs one SM can hold: by threads (2,048), registers (`REGISTERS`, 256 a warp's
     allocation unit, four partitions of 16,384) and shared memory (allocated bytes)."""
     per_warp = -(-REGISTERS * 32 // 256) * 256
@@ -94,15 +79,17 @@ def ctas_per_sm(ggml_type: GGMLQuantizationType, t: Int8Tiling, cols: int = SHAP
     return min(2048 // (32 * t.warps), by_registers, by_smem, 32)
 
 
-def fits(ggml_type: GGMLQuantizationType, t: Int8Tiling, cols: int = SHAPE[1]) -> bool:
-    return shared_bytes(ggml_type, t, cols) <= STATIC_SMEM_MAX
+def fits(ggml_type: Q, t: Int8Tiling, cols: int) -> bool:
+    return t.shared_bytes(ggml_type, cols) <= STATIC_SHARED_MAX
 
 
-def templates(cols: int = SHAPE[1]) -> list[tuple[str, int, int, int]]:
-    """(format, warps, stages, sub-blocks a lane) of every candidate that fits, once each."""
+def templates() -> list[tuple[str, int, int, int]]:
+    """(format, warps, stages, sub-blocks a lane) of every candidate that fits at some swept
+    row length, once each."""
     seen: dict[tuple[str, int, int, int], None] = {}
-    for name, tilings in CANDIDATES.items():
-        for t in tilings:
-            if fits(GGMLQuantizationType[name], t, cols):
-                seen[(name, t.warps, t.stages, t.per_lane)] = None
+    for t in _MORE:
+        for cols in SHAPES:
+            for c in candidates(t, cols):
+                if fits(t, c, cols):
+                    seen[(t.name, c.warps, c.stages, c.per_lane)] = None
     return list(seen)

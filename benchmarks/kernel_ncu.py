@@ -11,10 +11,11 @@ product and bf16 product at one row, and dequantize + bf16 matmul at 512 rows
 (notes/gpu-kernels.md has the figures). ``--formats`` picks the formats, ``--one-row``
 skips the 8-row products, the affine and bf16 comparisons.
 
-``--int8-sweep`` instead runs ``gemv_int8`` alone, one bf16 row at 14336x4096, for each tiling
-of benchmarks/int8_sweep.py (``--formats``' formats), ``--launches`` launches each (2) and
-nothing else that ``--kernel-name regex:vx_gemv`` selects: the first tiling of each format (its
-default) first, then the next of each format, and so on, so that a run cut short by
+``--int8-sweep`` instead runs ``gemv_int8`` alone, one bf16 row at 14336x4096 (``--cols
+14336``: 4096x14336), for each tiling of benchmarks/int8_sweep.py (``--formats``' formats),
+``--launches`` launches each (2) and nothing else that ``--kernel-name regex:vx_gemv``
+selects: the first tiling of each format (its default) first, then the next of each format,
+and so on, so that a run cut short by
 ``--budget-s`` (seconds since start; no new tiling after it) still has the first tilings of
 every format. Tilings over 48 KiB of static shared memory are skipped and said so. Each tiling
 prints "int8-sweep INDEX FORMAT TILING ..." to stderr, with the Nsight Compute IDs of its
@@ -36,17 +37,22 @@ from gguf import GGMLQuantizationType
 from kernels import FORMATS, random_blocks  # benchmarks/kernels.py
 
 from vexel_core.quant.kernels import library
-from vexel_core.quant.kernels.library import INT8_TYPES, Int8Tiling, default_tiling
+from vexel_core.quant.kernels.library import (
+    INT8_TYPES,
+    Int8Tiling,
+    default_tiling,
+    int8_kcap,
+)
 
 MAP_COLUMNS = ["index", "format", "tiling", "first_id", "launches", "kernel", "grid", "smem",
                "bytes", "check"]
 
 
-def int8_sweep(formats: list[str], launches: int, budget_s: float | None,
+def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | None,
                map_path: str | None) -> None:
     """``gemv_int8``'s candidate tilings, ``launches`` profiled launches each (see above)."""
     lib = library("cuda")
-    rows, cols = sweep.SHAPE
+    rows, cols = sweep.SHAPES[cols]
     start = time.monotonic()
     x = mx.random.normal((1, cols)).astype(mx.bfloat16)
     raws: dict[str, mx.array] = {}
@@ -55,7 +61,8 @@ def int8_sweep(formats: list[str], launches: int, budget_s: float | None,
         raws[name] = random_blocks(GGMLQuantizationType[name], rows, cols)
         mx.eval(raws[name], x)
     plan: list[tuple[str, Int8Tiling]] = []
-    for row in zip_longest(*([(n, t) for t in sweep.CANDIDATES[n]] for n in formats)):
+    for row in zip_longest(*([(n, t) for t in sweep.candidates(GGMLQuantizationType[n], cols)]
+                             for n in formats)):
         plan.extend(c for c in row if c is not None)
     table = open(map_path, "w") if map_path else None  # noqa: SIM115 (written as it goes)
     if table:
@@ -63,10 +70,10 @@ def int8_sweep(formats: list[str], launches: int, budget_s: float | None,
     next_id = 0  # Nsight Compute numbers the launches it profiles from 0
     for index, (name, tiling) in enumerate(plan):
         t = GGMLQuantizationType[name]
-        label, smem = sweep.label(tiling), sweep.shared_bytes(t, tiling)
-        if not sweep.fits(t, tiling):
+        label, smem = sweep.label(tiling), sweep.shared_bytes(t, tiling, cols)
+        if not sweep.fits(t, tiling, cols):
             print(f"int8-sweep {index} {name} {label} skipped: {smem} bytes of shared memory, "
-                  f"over {sweep.STATIC_SMEM_MAX}", file=sys.stderr, flush=True)
+                  f"over {sweep.STATIC_SHARED_MAX}", file=sys.stderr, flush=True)
             continue
         if budget_s is not None and time.monotonic() - start > budget_s:
             print(f"int8-sweep {index} {name} {label} skipped: over the budget of {budget_s} s",
@@ -92,13 +99,13 @@ def int8_sweep(formats: list[str], launches: int, budget_s: float | None,
             check = "ok" if ok else f"WRONG({err:.3g}/{scale:.3g})"
         grid = tiling.grid(rows)
         kernel = f"vx_gemv_int8_{int(t)}_bfloat16_t_{tiling.warps}_{tiling.stages}_" \
-                 f"{tiling.per_lane}_{sweep.kcap(cols)}"
+                 f"{tiling.per_lane}_{int8_kcap(cols)}"
         nbytes = raws[name].nbytes + 2 * (cols + rows)  # weights, x and y in bf16
         if table:
             table.write("\t".join(str(v) for v in (index, name, label, first, next_id - first,
                                                    kernel, grid, smem, nbytes, check)) + "\n")
             table.flush()
-        per_sm = sweep.ctas_per_sm(t, tiling)
+        per_sm = sweep.ctas_per_sm(t, tiling, cols)
         print(f"int8-sweep {index} {name} {label} ids={first}-{next_id - 1} grid={grid} "
               f"smem={smem} ctas/SM<={per_sm} waves~{grid / (per_sm * sweep.SM_COUNT):.2f} "
               f"{check} t={time.monotonic() - start:.1f}s", file=sys.stderr, flush=True)
@@ -111,12 +118,13 @@ def main() -> None:
     ap.add_argument("--formats", default="Q4_0,Q8_0,Q4_K,Q6_K")
     ap.add_argument("--one-row", action="store_true")
     ap.add_argument("--int8-sweep", action="store_true")
+    ap.add_argument("--cols", type=int, choices=sorted(sweep.SHAPES), default=4096)
     ap.add_argument("--launches", type=int, default=2)
     ap.add_argument("--budget-s", type=float, default=None)
     ap.add_argument("--map", default=None)
     a = ap.parse_args()
     if a.int8_sweep:
-        int8_sweep(a.formats.split(","), a.launches, a.budget_s, a.map)
+        int8_sweep(a.formats.split(","), a.cols, a.launches, a.budget_s, a.map)
         return
     lib = library("cuda")
     for name in a.formats.split(","):

@@ -144,7 +144,8 @@ def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
             pytest.skip("the emulation runs float32 and bfloat16 activations")
         if isinstance(tiling, Int8Tiling) or (
                 tiling is None and rounds_to_int8(path, m.ggml_type, x.shape[0])):
-            t = tiling if isinstance(tiling, Int8Tiling) else default_int8_tiling(m.ggml_type)
+            t = tiling if isinstance(tiling, Int8Tiling) else default_int8_tiling(
+                m.ggml_type, m.values.shape[1])
             args = ["gemv_int8", int(m.ggml_type), t.warps, t.stages, t.per_lane,
                     t.grid(m.rows), m.rows, m.buffer.shape[1], m.skip, int(bf16)]
             y = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()
@@ -290,7 +291,7 @@ def test_one_row_int8_kernel(
     # deviations still dominate the spike's block
     x[0, 200] = 10.0 if dtype == mx.float16 else 1e4
     xd = mx.array(x).astype(dtype)
-    got = product(path, xd, m, request, tiling or default_int8_tiling(ggml_type))
+    got = product(path, xd, m, request, tiling or default_int8_tiling(ggml_type, m.values.shape[1]))
     assert got.dtype == dtype and got.shape == (1, m.rows)
     xr = int8_activations(np.array(xd.astype(mx.float32)))
     exact = xr @ m.values.T

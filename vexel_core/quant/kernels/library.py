@@ -71,6 +71,7 @@ class GemvTiling:
 
 INT8_TYPES: frozenset[GGMLQuantizationType] = frozenset({Q.Q4_0, Q.Q8_0, Q.Q4_K, Q.Q6_K})
 INT8_MAX_COLS = 16384  # x's rounded copy lives in static shared memory (48 KiB per CTA)
+STATIC_SHARED_MAX = 48 * 1024  # bytes of static shared memory one CTA may declare
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,13 +94,46 @@ class Int8Tiling:
         warps = -(-rows // per_warp)
         return -(-warps // self.warps)
 
+    def shared_bytes(self, ggml_type: GGMLQuantizationType, cols: int) -> int:
+        """Static shared memory of one CTA, as the kernel declares it: the staging slots
+        ``stage[WARPS][STAGES][SLOT / 4]`` (a chunk's bytes, rounded as SLOT is), x's rounded
+        copy ``xq[KCAP]``, its scales ``xd`` and sums ``xsum`` (``KCAP / 32`` each)."""
+        elems, nbytes = block_shape(ggml_type)
+        slot = (CHUNK_ELEMS * self.per_lane // elems * nbytes + 15 + 6 + 15) // 16 * 16
+        kcap = int8_kcap(cols)
+        return self.warps * self.stages * slot + kcap + 2 * 4 * (kcap // 32)
 
-def default_int8_tiling(ggml_type: GGMLQuantizationType) -> Int8Tiling:
-    """Chunks of about a kilobyte: Q4_0 and Q4_K (576 bytes per 1,024 elements) take two
-    sub-blocks a lane, Q6_K (840) and Q8_0 (1,088) one. Nsight Compute on the H200 found the
-    DRAM throughput rising with the bytes of a chunk (session 7: Q8_0 62%, Q4_0 35% with
-    576-byte chunks). Three stages keep a CTA within 48 KiB of shared memory."""
-    return Int8Tiling(per_lane=2) if ggml_type in (Q.Q4_0, Q.Q4_K) else Int8Tiling()
+
+def int8_kcap(cols: int) -> int:
+    """Elements of x's rounded copy in shared memory: *cols* rounded up to whole chunks."""
+    return -(-cols // CHUNK_ELEMS) * CHUNK_ELEMS
+
+
+# Per format, tilings in the order Nsight Compute timed them on the H200 at 14336x4096 (one
+# bf16 row, session 8's sweep, notes/gpu-kernels.md): the default is the first whose shared
+# memory fits the row, and the last fits every row up to INT8_MAX_COLS. Bigger chunks won: four
+# sub-blocks a lane (4,096 elements, a whole Llama row) for Q4_0 and Q4_K, two for Q8_0 and
+# Q6_K with CTAs of four warps.
+INT8_TILINGS: dict[GGMLQuantizationType, tuple[Int8Tiling, ...]] = {
+    Q.Q4_0: (Int8Tiling(warps=8, stages=2, per_lane=4, ctas=528),  # 14.9 us (17.5 before)
+             Int8Tiling(warps=4, stages=3, per_lane=4, ctas=792),  # 16.0
+             Int8Tiling(warps=8, stages=3, per_lane=2, ctas=528)),  # 17.5
+    Q.Q4_K: (Int8Tiling(warps=8, stages=2, per_lane=4, ctas=528),  # 18.6 us (20.2 before)
+             Int8Tiling(warps=4, stages=3, per_lane=4, ctas=792),  # 19.4
+             Int8Tiling(warps=8, stages=3, per_lane=2, ctas=528)),  # 20.2
+    Q.Q8_0: (Int8Tiling(warps=4, stages=4, per_lane=2, ctas=660),  # 20.5 us (22.2 before)
+             Int8Tiling(warps=4, stages=3, per_lane=2, ctas=1056),  # 20.6
+             Int8Tiling(warps=8, stages=3, per_lane=1, ctas=528)),  # 22.2
+    Q.Q6_K: (Int8Tiling(warps=4, stages=3, per_lane=4, ctas=660),  # 22.5 us (26.5 before)
+             Int8Tiling(warps=4, stages=3, per_lane=2, ctas=1056),  # 23.0
+             Int8Tiling(warps=8, stages=3, per_lane=1, ctas=528)),  # 26.5
+}
+
+
+def default_int8_tiling(ggml_type: GGMLQuantizationType, cols: int) -> Int8Tiling:
+    """The first of the format's `INT8_TILINGS` whose shared memory holds a row of *cols*."""
+    return next(t for t in INT8_TILINGS[ggml_type]
+                if t.shared_bytes(ggml_type, cols) <= STATIC_SHARED_MAX)
 
 
 def default_tiling(backend: Backend, tile: int) -> GemvTiling:
@@ -280,11 +314,11 @@ def _int8_launch(
             or x_dtype not in ACTIVATION_DTYPES):
         raise ValueError(f"gemv_int8: x must be [1, {cols}] float32, float16 or bfloat16 with "
                          f"at most {INT8_MAX_COLS} columns; got {x_shape} {x_dtype}")
-    tiling = tiling or default_int8_tiling(ggml_type)
+    tiling = tiling or default_int8_tiling(ggml_type, cols)
     threads = tiling.warps * 32
-    kcap = -(-cols // CHUNK_ELEMS) * CHUNK_ELEMS  # x's rounded copy in shared memory
     template = [("GGML_TYPE", int(ggml_type)), ("T", x_dtype), ("WARPS", tiling.warps),
-                ("STAGES", tiling.stages), ("PER_LANE", tiling.per_lane), ("KCAP", kcap)]
+                ("STAGES", tiling.stages), ("PER_LANE", tiling.per_lane),
+                ("KCAP", int8_kcap(cols))]
     return _Launch(template, (tiling.grid(rows) * threads, 1, 1), (threads, 1, 1), (1, rows),
                    x_dtype)
 
