@@ -13,7 +13,7 @@ import pytest
 from tests.builders.models import LlamaShape, write_llama
 from tests.builders.phi_gemma import GEMMA2, PHI2, Phi3Shape, write_gemma2, write_phi2, write_phi3
 from tests.builders.vocab import spm_vocab
-from tests.helpers import Traced, engine_for, run_traced
+from tests.helpers import NEAR_TIE, Traced, assert_same_runs, engine_for, run_traced
 from vexel_core.engine import GenerationRequest
 from vexel_core.model.decoder import DecoderLM
 from vexel_core.sampling.params import SamplingParams
@@ -58,12 +58,17 @@ def test_compiled_decode_equals_eager(arch: str, host, tmp_path: Path, monkeypat
         assert bool(replays) == (rows > 0)
     assert {1, 2, 3, 4} <= set(replays)  # every row count was replayed
 
-    # Compiling fuses elementwise operations but keeps their order and float32 rounding on
-    # the CPU: the same tokens, and log-probabilities equal up to float32 rounding of logits
-    # of magnitude ~10 (1e-4; the eager run against itself differs by 0).
+    # Compiling fuses elementwise operations but keeps each one's dtype: in float32 (the CPU)
+    # the same tokens and log-probabilities within float32 rounding of logits of magnitude ~10
+    # (1e-4; the eager run against itself differs by 0). In bfloat16 (GPUs) a fused kernel's
+    # tanh or exp may round a value one unit differently, which the following layers carry on:
+    # on the H200, Gemma 2's log-probabilities moved by up to 0.07 (llama, Phi: under 1e-4),
+    # within `NEAR_TIE`'s two units of a bfloat16 logit; a sequence may then part at a tie.
+    tie = NEAR_TIE[engine.model.dtype]
+    assert_same_runs(runs[4], runs[0], engine.model.dtype)
     for rid, eager in runs[0].items():
-        compiled = runs[4][rid]
-        assert [t for t, _ in compiled] == [t for t, _ in eager], rid
-        for (_, top_c), (_, top_e) in zip(compiled, eager, strict=True):
-            assert top_c.keys() == top_e.keys()
-            assert max(abs(top_c[t] - top_e[t]) for t in top_e) <= 1e-4, (rid, top_c, top_e)
+        for (tc, top_c), (te, top_e) in zip(runs[4][rid], eager, strict=True):
+            if tc != te:
+                break  # parted at a near-tie (checked above): the rest legitimately differs
+            common = top_c.keys() & top_e.keys()
+            assert max(abs(top_c[t] - top_e[t]) for t in common) <= tie, (rid, top_c, top_e)

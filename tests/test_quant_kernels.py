@@ -37,7 +37,10 @@ from vexel_core.gpu import cuda_header
 from vexel_core.quant.formats import ALL_FORMATS
 from vexel_core.quant.kernels import KERNEL_TYPES, gguf_matmul, gpu_backend, library
 from vexel_core.quant.kernels.library import (
+    INT8_MAX_COLS,
+    INT8_TILINGS,
     INT8_TYPES,
+    STATIC_SHARED_MAX,
     Int8Tiling,
     activation_tile,
     default_int8_tiling,
@@ -306,6 +309,19 @@ def test_one_row_int8_kernel(
         # dwarfs its distance from the rounded one (float32 sums: ~1e-6)
         rounding = np.median(np.abs(x @ m.values.T - exact))
         assert np.median(np.abs(y - exact)) < 0.01 * rounding
+
+
+@pytest.mark.parametrize("ggml_type", sorted(INT8_TYPES, key=int), ids=lambda t: t.name)
+def test_int8_default_tilings_fit_every_row(ggml_type: T) -> None:
+    # The default is the first of the format's measured tilings whose static shared memory
+    # (at most 48 KiB, or the kernel fails to compile) holds the row; the last must hold every
+    # row gemv_int8 takes, and a shorter row never gets a later (slower) choice than a longer.
+    elems = FORMATS[ggml_type].block_elems
+    choices = [INT8_TILINGS[ggml_type].index(default_int8_tiling(ggml_type, cols))
+               for cols in range(elems, INT8_MAX_COLS + 1, elems)]
+    assert choices == sorted(choices)
+    assert INT8_TILINGS[ggml_type][-1].shared_bytes(ggml_type, INT8_MAX_COLS) <= STATIC_SHARED_MAX
+    assert INT8_TILINGS[ggml_type][0].shared_bytes(ggml_type, 4096) <= STATIC_SHARED_MAX
 
 
 def _int8_sweep() -> ModuleType:

@@ -109,24 +109,25 @@ def int8_kcap(cols: int) -> int:
     return -(-cols // CHUNK_ELEMS) * CHUNK_ELEMS
 
 
-# Per format, tilings in the order Nsight Compute timed them on the H200 at 14336x4096 (one
-# bf16 row, session 8's sweep, notes/gpu-kernels.md): the default is the first whose shared
-# memory fits the row, and the last fits every row up to INT8_MAX_COLS. Bigger chunks won: four
-# sub-blocks a lane (4,096 elements, a whole Llama row) for Q4_0 and Q4_K, two for Q8_0 and
-# Q6_K with CTAs of four warps.
+# Per format, the tilings Nsight Compute timed fastest on the H200 (one bf16 row, session 8's
+# sweeps at 14336x4096 and 4096x14336, notes/gpu-kernels.md): the default is the first whose
+# shared memory holds the row, and the last holds every row up to INT8_MAX_COLS. Bigger chunks
+# won: four sub-blocks a lane (4,096 elements, a whole Llama row) for Q4_0, Q4_K and Q6_K, two
+# for Q8_0. Long rows leave room for fewer stages and CTAs per SM: more CTAs than fit at once
+# (1,056 of four warps at K = 14,336) ran a second wave and lost 20-30%.
 INT8_TILINGS: dict[GGMLQuantizationType, tuple[Int8Tiling, ...]] = {
-    Q.Q4_0: (Int8Tiling(warps=8, stages=2, per_lane=4, ctas=528),  # 14.9 us (17.5 before)
-             Int8Tiling(warps=4, stages=3, per_lane=4, ctas=792),  # 16.0
-             Int8Tiling(warps=8, stages=3, per_lane=2, ctas=528)),  # 17.5
-    Q.Q4_K: (Int8Tiling(warps=8, stages=2, per_lane=4, ctas=528),  # 18.6 us (20.2 before)
-             Int8Tiling(warps=4, stages=3, per_lane=4, ctas=792),  # 19.4
-             Int8Tiling(warps=8, stages=3, per_lane=2, ctas=528)),  # 20.2
-    Q.Q8_0: (Int8Tiling(warps=4, stages=4, per_lane=2, ctas=660),  # 20.5 us (22.2 before)
-             Int8Tiling(warps=4, stages=3, per_lane=2, ctas=1056),  # 20.6
-             Int8Tiling(warps=8, stages=3, per_lane=1, ctas=528)),  # 22.2
-    Q.Q6_K: (Int8Tiling(warps=4, stages=3, per_lane=4, ctas=660),  # 22.5 us (26.5 before)
-             Int8Tiling(warps=4, stages=3, per_lane=2, ctas=1056),  # 23.0
-             Int8Tiling(warps=8, stages=3, per_lane=1, ctas=528)),  # 26.5
+    # 14336x4096: 14.9 us (session 7's 8/3/2: 17.5); 4096x14336: 17.2 (18.4)
+    Q.Q4_0: (Int8Tiling(warps=8, stages=2, per_lane=4, ctas=528),
+             Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792)),
+    # 18.6 us (20.2); 21.0 (21.1)
+    Q.Q4_K: (Int8Tiling(warps=8, stages=2, per_lane=4, ctas=528),
+             Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792)),
+    # 20.5 us (22.2); 23.9 (the same tiling)
+    Q.Q8_0: (Int8Tiling(warps=4, stages=4, per_lane=2, ctas=660),
+             Int8Tiling(warps=8, stages=3, per_lane=1, ctas=528)),
+    # 22.5 us (26.5); 24.0 (26.7)
+    Q.Q6_K: (Int8Tiling(warps=4, stages=3, per_lane=4, ctas=660),
+             Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792)),
 }
 
 
