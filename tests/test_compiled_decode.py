@@ -72,3 +72,12 @@ def test_compiled_decode_equals_eager(arch: str, host, tmp_path: Path, monkeypat
                 break  # parted at a near-tie (checked above): the rest legitimately differs
             common = top_c.keys() & top_e.keys()
             assert max(abs(top_c[t] - top_e[t]) for t in common) <= tie, (rid, top_c, top_e)
+
+
+def test_a_block_without_halves_is_refused_by_name() -> None:
+    import mlx.core as mx
+    import mlx.nn as nn
+
+    with pytest.raises(TypeError, match=r"block 0 is a Linear: expected a .*Block"):
+        DecoderLM(embed=None, blocks=[nn.Linear(2, 2)], norm=None, head=None,  # type: ignore[arg-type]
+                  kv_spec=None, vocab_size=1, dtype=mx.float32)  # type: ignore[arg-type]
