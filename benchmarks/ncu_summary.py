@@ -82,9 +82,9 @@ def sweep_lines(rows: dict[tuple[int, str, str], dict[str, tuple[str, str]]], ma
             v = mean(launched, metric)
             if v is not None:
                 cells.append(f"{label} {v:4.1f}%")
-        read = mean(launched, "dram__bytes_read.sum")
-        if read is not None:
-            cells.append(f"read {read / 1e6:.1f} MB")
+        dram_read = mean(launched, "dram__bytes_read.sum")
+        if dram_read is not None:
+            cells.append(f"read {dram_read / 1e6:.1f} MB")
         for label, metric in (("regs", "launch__registers_per_thread"),
                               ("waves", "launch__waves_per_multiprocessor"),
                               ("CTAs/SM by regs", "launch__occupancy_limit_registers"),
