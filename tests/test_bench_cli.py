@@ -23,6 +23,7 @@ def test_bench_prints_table_and_writes_json(tmp_path: Path) -> None:
     report = json.loads(out.read_text())
     assert report["engine"]["kv_cache_memory"] == "16MiB"
     assert report["engine"]["max_batch_size"] == 6  # bench's default: every request at once
+    assert report["engine"]["compiled_decode_rows"] == 0  # the CPU's default
     assert "KV pool 16MiB" in " ".join(proc.stdout.split())  # the caption may wrap
     (vexel,) = report["results"]
     assert vexel["requests"] == 6 and vexel["generated_tokens"] == 6 * 5

@@ -44,6 +44,7 @@ def bench(model: str | None, preset: str | None, dtype: str, requests: int, prom
     """Measure throughput and latency of concurrent requests."""
     from vexel_core.bench.random_model import write_random_model
     from vexel_core.bench.workload import Workload
+    from vexel_core.engine.core import compiled_decode_rows
 
     if compare and not preset:
         raise click.UsageError("--compare needs --random PRESET (the peer cannot read GGUF blocks)")
@@ -68,9 +69,9 @@ def bench(model: str | None, preset: str | None, dtype: str, requests: int, prom
         "workload": workload.__dict__,
         "attention_backend": settings.engine.attention_backend,
         # the settings that move throughput most, so that a report says what it measured
-        "engine": settings.engine.model_dump(include={
+        "engine": {**settings.engine.model_dump(include={
             "max_batch_size", "max_batched_tokens", "prefill_chunk", "kv_cache_memory",
-            "kv_block_size"}),
+            "kv_block_size"}), "compiled_decode_rows": compiled_decode_rows(settings.engine)},
         "results": [r.as_dict() for r in results],
     }
     if len(results) == 2 and results[1].generated_tok_per_s:
