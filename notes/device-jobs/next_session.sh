@@ -13,6 +13,28 @@ case "$1" in
   for t in test_compiled_decode test_attention_kernels test_attention_backends test_engine; do
     timeout 150 python3 -m pytest -q -p no:cacheprovider --tb=line tests/$t.py 2>&1 | tail -2
   done
+  # Does MLX 0.32.4 pass cuda_kernel's shared_memory through? (MLX's source seen in session 8
+  # passed 0 for kernels made from Python.) Dynamic shared memory past 48 KiB would let
+  # gemv_int8 stage whole rows with 8 warps and 3-4 stages (the sweep's 48 KiB limit).
+  python3 - <<'PY'
+import mlx.core as mx
+src = """
+  extern __shared__ float buf[];
+  int i = threadIdx.x;
+  for (int j = i; j < N; j += blockDim.x) buf[j] = float(j);
+  __syncthreads();
+  if (i == 0) { float s = 0; for (int j = 0; j < N; ++j) s += buf[j]; out[0] = s; }
+"""
+n = 24 * 1024  # floats: 96 KiB
+k = mx.fast.cuda_kernel(name="vx_dyn_smem", input_names=["x"], output_names=["out"], source=src,
+                        shared_memory=4 * n)
+try:
+    y = k(inputs=[mx.zeros((1,))], template=[("N", n)], grid=(32, 1, 1), threadgroup=(32, 1, 1),
+          output_shapes=[(1,)], output_dtypes=[mx.float32])[0]
+    print("dynamic shared memory 96 KiB:", float(y[0]) == n * (n - 1) / 2, float(y[0]))
+except Exception as e:
+    print("dynamic shared memory 96 KiB fails:", str(e)[:200])
+PY
   wait
   echo "llama.cpp build rc $(cat /tmp/lc/built)"
   ;;
