@@ -31,7 +31,8 @@ k = mx.fast.cuda_kernel(name="vx_dyn_smem", input_names=["x"], output_names=["ou
 try:
     y = k(inputs=[mx.zeros((1,))], template=[("N", n)], grid=(32, 1, 1), threadgroup=(32, 1, 1),
           output_shapes=[(1,)], output_dtypes=[mx.float32])[0]
-    print("dynamic shared memory 96 KiB:", float(y[0]) == n * (n - 1) / 2, float(y[0]))
+    want = n * (n - 1) / 2  # float32 sums round: agree to 1e-4
+    print("dynamic shared memory 96 KiB works:", abs(float(y[0]) - want) < 1e-4 * want)
 except Exception as e:
     print("dynamic shared memory 96 KiB fails:", str(e)[:200])
 PY
