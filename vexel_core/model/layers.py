@@ -185,11 +185,8 @@ class Attention(nn.Module):
         assert self.q is not None and self.k is not None and self.v is not None
         return self.q(x), self.k(x), self.v(x)
 
-    def __call__(self, x: mx.array, batch: AttentionBatch) -> mx.array:
-        return self.output(self.attend(self.project(x, batch.positions), batch))
-
-    # The three parts of a call, apart so that a model can replay the first and last through
-    # compiled graphs: only `attend` touches the KV cache.
+    # Three parts, called in turn by a block (`model.decoder.Block`), which may replay the
+    # first and last through compiled graphs: only `attend` touches the KV cache.
     def project(self, x: mx.array, positions: mx.array) -> QKV:
         """``q[T, Hq, D]``, ``k``/``v`` ``[T, Hkv, D]`` for *x* at *positions*, rotated."""
         o = self.opts
