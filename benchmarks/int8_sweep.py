@@ -25,7 +25,6 @@ from gguf import GGMLQuantizationType
 
 from vexel_core.quant.kernels.library import (
     INT8_TILINGS,
-    STATIC_SHARED_MAX,
     Int8Tiling,
     int8_kcap,
 )
@@ -52,15 +51,10 @@ _MORE: dict[Q, list[Int8Tiling]] = {
 }
 
 
-def candidates(ggml_type: Q, cols: int) -> list[Int8Tiling]:
+def candidates(ggml_type: Q) -> list[Int8Tiling]:
     """The format's defaults in order (the first that fits is the reference), then `_MORE`;
     those over the static shared memory limit stay in, to be reported as skipped."""
     return list(dict.fromkeys([*INT8_TILINGS[ggml_type], *_MORE[ggml_type]]))
-
-
-def label(t: Int8Tiling) -> str:
-    """warps/stages/sub-blocks a lane/CTAs, as benchmarks/kernels.py --sweep writes them."""
-    return f"{t.warps}/{t.stages}/{t.per_lane}/{t.ctas}"
 
 
 def shared_bytes(ggml_type: Q, t: Int8Tiling, cols: int, declared: bool = True) -> int:
@@ -79,17 +73,9 @@ def ctas_per_sm(ggml_type: Q, t: Int8Tiling, cols: int) -> int:
     return min(2048 // (32 * t.warps), by_registers, by_smem, 32)
 
 
-def fits(ggml_type: Q, t: Int8Tiling, cols: int) -> bool:
-    return t.shared_bytes(ggml_type, cols) <= STATIC_SHARED_MAX
-
-
 def templates() -> list[tuple[str, int, int, int]]:
     """(format, warps, stages, sub-blocks a lane) of every candidate that fits at some swept
     row length, once each."""
-    seen: dict[tuple[str, int, int, int], None] = {}
-    for t in _MORE:
-        for cols in SHAPES:
-            for c in candidates(t, cols):
-                if fits(t, c, cols):
-                    seen[(t.name, c.warps, c.stages, c.per_lane)] = None
-    return list(seen)
+    return list(dict.fromkeys((t.name, c.warps, c.stages, c.per_lane)
+                              for t in INT8_TILINGS for c in candidates(t)
+                              if any(c.fits(t, cols) for cols in SHAPES)))

@@ -34,11 +34,12 @@ import int8_sweep as sweep  # benchmarks/int8_sweep.py
 import mlx.core as mx
 import numpy as np
 from gguf import GGMLQuantizationType
-from kernels import FORMATS, random_blocks  # benchmarks/kernels.py
+from kernels import FORMATS, random_blocks, tiling_label  # benchmarks/kernels.py
 
 from vexel_core.quant.kernels import library
 from vexel_core.quant.kernels.library import (
     INT8_TYPES,
+    STATIC_SHARED_MAX,
     Int8Tiling,
     default_tiling,
     int8_kcap,
@@ -61,7 +62,7 @@ def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | N
         raws[name] = random_blocks(GGMLQuantizationType[name], rows, cols)
         mx.eval(raws[name], x)
     plan: list[tuple[str, Int8Tiling]] = []
-    for row in zip_longest(*([(n, t) for t in sweep.candidates(GGMLQuantizationType[n], cols)]
+    for row in zip_longest(*([(n, t) for t in sweep.candidates(GGMLQuantizationType[n])]
                              for n in formats)):
         plan.extend(c for c in row if c is not None)
     table = open(map_path, "w") if map_path else None  # noqa: SIM115 (written as it goes)
@@ -70,10 +71,10 @@ def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | N
     next_id = 0  # Nsight Compute numbers the launches it profiles from 0
     for index, (name, tiling) in enumerate(plan):
         t = GGMLQuantizationType[name]
-        label, smem = sweep.label(tiling), sweep.shared_bytes(t, tiling, cols)
-        if not sweep.fits(t, tiling, cols):
+        label, smem = tiling_label(tiling), sweep.shared_bytes(t, tiling, cols)
+        if not tiling.fits(t, cols):
             print(f"int8-sweep {index} {name} {label} skipped: {smem} bytes of shared memory, "
-                  f"over {sweep.STATIC_SHARED_MAX}", file=sys.stderr, flush=True)
+                  f"over {STATIC_SHARED_MAX}", file=sys.stderr, flush=True)
             continue
         if budget_s is not None and time.monotonic() - start > budget_s:
             print(f"int8-sweep {index} {name} {label} skipped: over the budget of {budget_s} s",

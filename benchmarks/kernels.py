@@ -205,6 +205,11 @@ SWEEP_INT8 = [Int8Tiling(warps=w, stages=st, per_lane=pl, ctas=c)
                                    (4, 4, 2, 1056), (16, 2, 1, 264), (16, 2, 2, 264)]]
 
 
+def tiling_label(tiling: GemvTiling | Int8Tiling) -> str:
+    """A tiling's fields joined by "/" (an `Int8Tiling`: warps/stages/sub-blocks a lane/CTAs)."""
+    return "/".join(str(v) for v in vars(tiling).values())
+
+
 def sweep(names: Sequence[str], shapes: Sequence[tuple[int, int]], row_counts: Sequence[int],
           copy_gbps: float) -> list[dict]:
     """Matrix-vector tilings (weight rows/warps/stages per CTA) at the given shapes and rows."""
@@ -224,7 +229,7 @@ def sweep(names: Sequence[str], shapes: Sequence[tuple[int, int]], row_counts: S
                     [*SWEEP_INT8, default_tiling("cuda", 1)]
                     if m == 1 and ggml_type in INT8_TYPES else list(SWEEP_TILINGS))
                 for tiling in tilings:
-                    label = "/".join(str(v) for v in vars(tiling).values())
+                    label = tiling_label(tiling)
                     if isinstance(tiling, Int8Tiling):
                         label = f"int8:{label}"
                     gemv = partial(lib.gemv, x, ggml_type=ggml_type, tiling=tiling)

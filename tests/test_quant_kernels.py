@@ -40,7 +40,6 @@ from vexel_core.quant.kernels.library import (
     INT8_MAX_COLS,
     INT8_TILINGS,
     INT8_TYPES,
-    STATIC_SHARED_MAX,
     Int8Tiling,
     activation_tile,
     default_int8_tiling,
@@ -320,8 +319,8 @@ def test_int8_default_tilings_fit_every_row(ggml_type: T) -> None:
     choices = [INT8_TILINGS[ggml_type].index(default_int8_tiling(ggml_type, cols))
                for cols in range(elems, INT8_MAX_COLS + 1, elems)]
     assert choices == sorted(choices)
-    assert INT8_TILINGS[ggml_type][-1].shared_bytes(ggml_type, INT8_MAX_COLS) <= STATIC_SHARED_MAX
-    assert INT8_TILINGS[ggml_type][0].shared_bytes(ggml_type, 4096) <= STATIC_SHARED_MAX
+    assert INT8_TILINGS[ggml_type][-1].fits(ggml_type, INT8_MAX_COLS)
+    assert INT8_TILINGS[ggml_type][0].fits(ggml_type, 4096)
 
 
 def _int8_sweep() -> ModuleType:

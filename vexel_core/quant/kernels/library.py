@@ -103,6 +103,11 @@ class Int8Tiling:
         kcap = int8_kcap(cols)
         return self.warps * self.stages * slot + kcap + 2 * 4 * (kcap // 32)
 
+    def fits(self, ggml_type: GGMLQuantizationType, cols: int) -> bool:
+        """Whether a CTA's static shared memory for rows of *cols* stays within 48 KiB (more
+        and the kernel does not compile)."""
+        return self.shared_bytes(ggml_type, cols) <= STATIC_SHARED_MAX
+
 
 def int8_kcap(cols: int) -> int:
     """Elements of x's rounded copy in shared memory: *cols* rounded up to whole chunks."""
@@ -133,8 +138,7 @@ INT8_TILINGS: dict[GGMLQuantizationType, tuple[Int8Tiling, ...]] = {
 
 def default_int8_tiling(ggml_type: GGMLQuantizationType, cols: int) -> Int8Tiling:
     """The first of the format's `INT8_TILINGS` whose shared memory holds a row of *cols*."""
-    return next(t for t in INT8_TILINGS[ggml_type]
-                if t.shared_bytes(ggml_type, cols) <= STATIC_SHARED_MAX)
+    return next(t for t in INT8_TILINGS[ggml_type] if t.fits(ggml_type, cols))
 
 
 def default_tiling(backend: Backend, tile: int) -> GemvTiling:
