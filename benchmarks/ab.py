@@ -1,7 +1,7 @@
 """`vexel` with one engine change undone or one experiment done, for A/B timing in one call
 (GPU machine). Flags first, then `vexel`'s command line:
 
-    python benchmarks/ab.py [--inline-headers] [--float-one-row] [--one-rope] \
+    python benchmarks/ab.py [--inline-headers] [--float-one-row] \
         bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
@@ -9,11 +9,6 @@
   whole source on every call and launch).
 * ``--float-one-row``: one activation row of Q4_0/Q8_0 through the float matrix-vector kernel,
   as before session 7, instead of ``gemv_int8``.
-* ``--one-rope``: a fused q/k/v projection rotates q and k in one rope call (one launch per
-  layer fewer) for one-token steps, where q and k are adjacent in the projection's single row.
-  One request's token is now mostly MLX's per-kernel cost (session 8: ~2.5 ms inside
-  ``mx.async_eval`` against ~1.4 ms of Python and 0.05 ms of GPU wait). An experiment:
-  identical output on the CPU.
 """
 
 from __future__ import annotations
@@ -22,8 +17,6 @@ import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-import mlx.core as mx
 
 
 def inline_headers() -> None:
@@ -40,27 +33,7 @@ def float_one_row() -> None:
         lambda *args: False)
 
 
-def one_rope() -> None:
-    from vexel_core.model.layers import QKV, Attention
-
-    plain = Attention.project
-
-    def project(self: Attention, x: mx.array, positions: mx.array) -> QKV:
-        o = self.opts
-        if self.qkv is None or self.rope is None or x.shape[0] != 1:
-            return plain(self, x, positions)
-        fused = self.qkv(x)
-        nq, nk = o.n_heads * o.head_dim, o.n_kv_heads * o.head_dim
-        qk = self.rope(fused[:, : nq + nk].reshape(1, o.n_heads + o.n_kv_heads, o.head_dim),
-                       positions)
-        v = fused[:, nq + nk :].reshape(1, o.n_kv_heads, o.head_dim)
-        return qk[:, : o.n_heads], qk[:, o.n_heads :], v
-
-    Attention.project = project  # type: ignore[method-assign]
-
-
-CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
-           "--one-rope": one_rope}
+CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row}
 
 
 def main() -> None:

@@ -176,28 +176,27 @@ class Attention(nn.Module):
         self.q, self.k, self.v, self.qkv, self.out = q, k, v, qkv, out
         self.scale = opts.scale if opts.scale is not None else 1.0 / math.sqrt(opts.head_dim)
 
-    def _project(self, x: mx.array) -> tuple[mx.array, mx.array, mx.array]:
-        o = self.opts
-        if self.qkv is not None:
-            fused = self.qkv(x)
-            nq, nk = o.n_heads * o.head_dim, o.n_kv_heads * o.head_dim
-            return fused[:, :nq], fused[:, nq : nq + nk], fused[:, nq + nk :]
-        assert self.q is not None and self.k is not None and self.v is not None
-        return self.q(x), self.k(x), self.v(x)
-
     # Three parts, called in turn by a block (`model.decoder.Block`), which may replay the
     # first and last through compiled graphs: only `attend` touches the KV cache.
     def project(self, x: mx.array, positions: mx.array) -> QKV:
         """``q[T, Hq, D]``, ``k``/``v`` ``[T, Hkv, D]`` for *x* at *positions*, rotated."""
         o = self.opts
-        T = x.shape[0]
-        q, k, v = self._project(x)
-        q = q.reshape(T, o.n_heads, o.head_dim)
-        k = k.reshape(T, o.n_kv_heads, o.head_dim)
-        v = v.reshape(T, o.n_kv_heads, o.head_dim)
+        T, hq, hkv = x.shape[0], o.n_heads, o.n_kv_heads
+        if self.qkv is not None:
+            fused, nqk = self.qkv(x), (hq + hkv) * o.head_dim
+            qk = fused[:, :nqk].reshape(T, hq + hkv, o.head_dim)
+            v = fused[:, nqk:].reshape(T, hkv, o.head_dim)
+            if self.rope is not None:
+                # q's and k's heads sit side by side: one rope call rotates both (a decode
+                # step is mostly per-launch cost; notes/engine-gpu.md, session 9)
+                qk = self.rope(qk, positions)
+            return qk[:, :hq], qk[:, hq:], v
+        assert self.q is not None and self.k is not None and self.v is not None
+        q = self.q(x).reshape(T, hq, o.head_dim)
+        k = self.k(x).reshape(T, hkv, o.head_dim)
+        v = self.v(x).reshape(T, hkv, o.head_dim)
         if self.rope is not None:
-            q = self.rope(q, positions)
-            k = self.rope(k, positions)
+            q, k = self.rope(q, positions), self.rope(k, positions)
         return q, k, v
 
     def attend(self, qkv: QKV, batch: AttentionBatch) -> mx.array:
