@@ -1,7 +1,7 @@
 """`vexel` with one engine change undone or one experiment done, for A/B timing in one call
 (GPU machine). Flags first, then `vexel`'s command line:
 
-    python benchmarks/ab.py [--inline-headers] [--float-one-row] \
+    python benchmarks/ab.py [--inline-headers] [--float-one-row] [--plain-norm-add] \
         bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
@@ -9,6 +9,8 @@
   whole source on every call and launch).
 * ``--float-one-row``: one activation row of Q4_0/Q8_0 through the float matrix-vector kernel,
   as before session 7, instead of ``gemv_int8``.
+* ``--plain-norm-add``: the residual add and the RMS norm after it as two operations, as
+  before session 9, instead of one ``add_rms_norm`` kernel.
 """
 
 from __future__ import annotations
@@ -33,7 +35,14 @@ def float_one_row() -> None:
         lambda *args: False)
 
 
-CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row}
+def plain_norm_add() -> None:
+    from vexel_core.model.layers import Norm, RMSNorm
+
+    RMSNorm.add = Norm.add  # type: ignore[method-assign]
+
+
+CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
+           "--plain-norm-add": plain_norm_add}
 
 
 def main() -> None:

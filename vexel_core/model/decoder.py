@@ -15,12 +15,16 @@ import mlx.nn as nn
 
 from vexel_core.attention.base import AttentionBatch
 from vexel_core.model.architecture import CausalLM, KVSpec
-from vexel_core.model.layers import QKV, Attention, LongRoPE, RMSNorm, softcap
+from vexel_core.model.layers import QKV, Attention, LongRoPE, Norm, RMSNorm, softcap
 from vexel_core.model.linear import Embedding, Linear
 from vexel_core.model.metadata import DecoderArgs
 from vexel_core.model.weights import Weights
 
 Carry = tuple[mx.array, ...]
+Stream = tuple[mx.array, mx.array | None]
+"""The residual stream between blocks as ``(base, delta)``, its value ``base + delta``: a block
+leaves its last residual add to the next norm (`Norm.add`), which on a GPU does the add and
+the norm in one launch."""
 
 
 class Block(nn.Module):
@@ -30,15 +34,17 @@ class Block(nn.Module):
 
     attn: Attention
 
-    def enter(self, x: mx.array, positions: mx.array) -> tuple[QKV, Carry]:
-        """The attention's inputs for *x* and what `leave` needs besides its output."""
+    def enter(self, x: Stream, positions: mx.array) -> tuple[QKV, Carry]:
+        """The attention's inputs for the stream *x* and what `leave` needs besides its
+        output."""
         raise NotImplementedError
 
-    def leave(self, carry: Carry, attn: mx.array) -> mx.array:
-        """The block's output from *carry* and the attention's output ``[T, Hq, D]``."""
+    def leave(self, carry: Carry, attn: mx.array) -> Stream:
+        """The block's output stream from *carry* and the attention's output
+        ``[T, Hq, D]``."""
         raise NotImplementedError
 
-    def __call__(self, x: mx.array, batch: AttentionBatch) -> mx.array:
+    def __call__(self, x: Stream, batch: AttentionBatch) -> Stream:
         qkv, carry = self.enter(x, batch.positions)
         return self.leave(carry, self.attn.attend(qkv, batch))
 
@@ -50,41 +56,42 @@ class PreNormBlock(Block):
     output is normalised again before the residual add.
     """
 
-    def __init__(self, attn_norm: nn.Module, attn: Attention, mlp_norm: nn.Module,
+    def __init__(self, attn_norm: Norm, attn: Attention, mlp_norm: Norm,
                  mlp: nn.Module, post_attn_norm: nn.Module | None = None,
                  post_mlp_norm: nn.Module | None = None) -> None:
         super().__init__()
         self.attn_norm, self.attn, self.mlp_norm, self.mlp = attn_norm, attn, mlp_norm, mlp
         self.post_attn_norm, self.post_mlp_norm = post_attn_norm, post_mlp_norm
 
-    def enter(self, x: mx.array, positions: mx.array) -> tuple[QKV, Carry]:
-        return self.attn.project(self.attn_norm(x), positions), (x,)
+    def enter(self, x: Stream, positions: mx.array) -> tuple[QKV, Carry]:
+        h, n = self.attn_norm.add(*x)
+        return self.attn.project(n, positions), (h,)
 
-    def leave(self, carry: Carry, attn: mx.array) -> mx.array:
+    def leave(self, carry: Carry, attn: mx.array) -> Stream:
         a = self.attn.output(attn)
         if self.post_attn_norm is not None:
             a = self.post_attn_norm(a)
-        h = carry[0] + a
-        m = self.mlp(self.mlp_norm(h))
+        h, n = self.mlp_norm.add(carry[0], a)
+        m = self.mlp(n)
         if self.post_mlp_norm is not None:
             m = self.post_mlp_norm(m)
-        return h + m
+        return h, m
 
 
 class ParallelBlock(Block):
     """``out = x + attn(norm(x)) + mlp(norm(x))`` (Phi-2)."""
 
-    def __init__(self, norm: nn.Module, attn: Attention, mlp: nn.Module) -> None:
+    def __init__(self, norm: Norm, attn: Attention, mlp: nn.Module) -> None:
         super().__init__()
         self.norm, self.attn, self.mlp = norm, attn, mlp
 
-    def enter(self, x: mx.array, positions: mx.array) -> tuple[QKV, Carry]:
-        h = self.norm(x)
-        return self.attn.project(h, positions), (x, h)
+    def enter(self, x: Stream, positions: mx.array) -> tuple[QKV, Carry]:
+        s, h = self.norm.add(*x)
+        return self.attn.project(h, positions), (s, h)
 
-    def leave(self, carry: Carry, attn: mx.array) -> mx.array:
+    def leave(self, carry: Carry, attn: mx.array) -> Stream:
         x, h = carry
-        return x + self.attn.output(attn) + self.mlp(h)
+        return x, self.attn.output(attn) + self.mlp(h)  # llama.cpp's order of the adds
 
 
 class DecoderLM(CausalLM):
@@ -106,7 +113,7 @@ class DecoderLM(CausalLM):
         *,
         embed: Embedding,
         blocks: Sequence[Block],
-        norm: nn.Module,
+        norm: Norm,
         head: Linear,
         kv_spec: KVSpec,
         vocab_size: int,
@@ -142,10 +149,13 @@ class DecoderLM(CausalLM):
     def __call__(self, tokens: mx.array, batch: AttentionBatch) -> mx.array:
         if self._replays(tokens, batch):
             return self._decode_compiled(tokens, batch)
-        x = self._embed(tokens)
+        x: Stream = (self._embed(tokens), None)
         for block in self.blocks:
             x = block(x, batch)
-        return self._logits(x if batch.logits_rows is None else x[batch.logits_rows])
+        if batch.logits_rows is not None:
+            rows = batch.logits_rows
+            x = (x[0][rows], None if x[1] is None else x[1][rows])
+        return self._logits(x)
 
     def _embed(self, tokens: mx.array) -> mx.array:
         x = self.embed(tokens).astype(self.dtype)
@@ -154,8 +164,8 @@ class DecoderLM(CausalLM):
             x = x * mx.array(self.embed_scale, dtype=self.dtype)
         return x
 
-    def _logits(self, x: mx.array) -> mx.array:
-        logits = self.head(self.norm(x)).astype(mx.float32)
+    def _logits(self, x: Stream) -> mx.array:
+        logits = self.head(self.norm.add(*x)[1]).astype(mx.float32)
         if self.final_softcap is not None:
             logits = softcap(logits, self.final_softcap)
         return logits
@@ -177,7 +187,7 @@ class DecoderLM(CausalLM):
             blocks = self.blocks
 
             def first(tokens: mx.array, positions: mx.array) -> tuple[QKV, Carry]:
-                return blocks[0].enter(self._embed(tokens), positions)
+                return blocks[0].enter((self._embed(tokens), None), positions)
 
             def between(i: int) -> Callable[..., tuple[QKV, Carry]]:
                 def segment(carry: Carry, attn: mx.array,
@@ -201,7 +211,7 @@ def rms_pre_norm_block(w: Weights, prefix: str, attn: Attention, mlp: nn.Module,
                         RMSNorm(w.vector(f"{prefix}.ffn_norm.weight"), eps), mlp)
 
 
-def assemble(w: Weights, a: DecoderArgs, blocks: Sequence[Block], norm: nn.Module,
+def assemble(w: Weights, a: DecoderArgs, blocks: Sequence[Block], norm: Norm,
              dtype: mx.Dtype, **options: Any) -> DecoderLM:
     """The model around *blocks*: token table, final *norm*, output projection (the file's
     ``output``, else the tied table) and the KV cache's shape. *options* go to `DecoderLM`."""

@@ -16,11 +16,22 @@ import mlx.core as mx
 import mlx.nn as nn
 
 from vexel_core.attention.base import AttentionBatch
-from vexel_core.gpu import on_cuda
+from vexel_core.gpu import kernel_backend, on_cuda
+from vexel_core.model.kernels import add_rms_norm
 from vexel_core.model.linear import Linear
 
 
-class RMSNorm(nn.Module):
+class Norm(nn.Module):
+    """A normalisation over the last axis; `add` also takes the residual add before it."""
+
+    def add(self, x: mx.array, delta: mx.array | None) -> tuple[mx.array, mx.array]:
+        """``(x + delta, norm(x + delta))``: the residual stream's next value and its norm
+        (*delta* None: ``(x, norm(x))``)."""
+        h = x if delta is None else x + delta
+        return h, self(h)
+
+
+class RMSNorm(Norm):
     """``x / rms(x) * w``. Gemma's "1 + w" convention is already folded into GGUF weights."""
 
     def __init__(self, weight: mx.array, eps: float) -> None:
@@ -31,8 +42,16 @@ class RMSNorm(nn.Module):
     def __call__(self, x: mx.array) -> mx.array:
         return mx.fast.rms_norm(x, self.weight.astype(x.dtype), self.eps)
 
+    def add(self, x: mx.array, delta: mx.array | None) -> tuple[mx.array, mx.array]:
+        backend = kernel_backend()
+        if (backend is None or delta is None or x.ndim != 2 or delta.shape != x.shape
+                or delta.dtype != x.dtype):
+            return super().add(x, delta)
+        # one launch instead of two, twice per layer (model/kernels)
+        return add_rms_norm(x, delta, self.weight, self.eps, backend=backend)
 
-class LayerNorm(nn.Module):
+
+class LayerNorm(Norm):
     def __init__(self, weight: mx.array, bias: mx.array | None, eps: float) -> None:
         super().__init__()
         self.weight = weight

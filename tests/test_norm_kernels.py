@@ -1,0 +1,86 @@
+"""The residual add + RMS norm kernel (vexel_core/model/kernels) against plain MLX: on the GPU
+in every activation dtype, and its CUDA source on the CPU under the emulation of
+tests/kernel_emulation (float32, against float64 numpy)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mlx.core as mx
+import numpy as np
+import pytest
+
+from tests import emulation
+from vexel_core.gpu import kernel_backend
+from vexel_core.model import kernels
+from vexel_core.model.layers import RMSNorm
+
+# (rows, hidden): one token, a few, a prefill chunk; widths below, at and above the 256
+# threads of a CTA, not multiples of them, and Llama-3-8B's
+SHAPES = [(1, 4096), (3, 80), (8, 2560), (33, 257), (64, 1000)]
+
+
+@pytest.mark.parametrize(("rows", "hidden"), SHAPES)
+@pytest.mark.parametrize("threads", [32, 256])
+def test_add_rms_norm_emulated_on_the_cpu(rows, hidden, threads, tmp_path: Path, rng) -> None:  # type: ignore[no-untyped-def]
+    """cuda/add_rms_norm.cu in float32. Tolerance 2e-6 relative: float32 sums of squares in
+    another order than numpy's float64 move the normaliser by a few float32 ulps."""
+    binary = emulation.build(tmp_path, "run_add_rms_norm.cpp",
+                             [Path(kernels.__file__).parent / "cuda"])
+    x, delta = (rng.standard_normal((rows, hidden)).astype(np.float32) * 3 for _ in range(2))
+    w = rng.standard_normal(hidden).astype(np.float32)
+    eps = 1e-5
+    out = np.frombuffer(emulation.run(binary, [rows, hidden, threads, eps],
+                                      x.tobytes() + delta.tobytes() + w.tobytes()), np.float32)
+    residual, normed = out.reshape(2, rows, hidden)
+    want = x + delta  # float32 addition, as the kernel rounds it
+    np.testing.assert_array_equal(residual, want)
+    s = want.astype(np.float64)
+    ref = s / np.sqrt((s * s).mean(axis=1, keepdims=True) + eps) * w
+    np.testing.assert_allclose(normed, ref, rtol=2e-6, atol=1e-6)
+
+
+ULP = {mx.float32: 2.0**-23, mx.float16: 2.0**-10, mx.bfloat16: 2.0**-7}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [mx.float32, mx.float16, mx.bfloat16], ids=str)
+@pytest.mark.parametrize(("rows", "hidden"), SHAPES)
+def test_add_rms_norm_matches_mlx_on_the_gpu(rows, hidden, dtype, rng) -> None:  # type: ignore[no-untyped-def]
+    """Fresh random inputs, outputs poisoned with NaN before the run. The sum is rounded
+    once, as MLX's addition: equal. The norm is rounded as MLX's rms_norm rounds, but its
+    float32 sum of squares runs in another order: one ulp of the dtype apart at most."""
+    backend = kernel_backend()
+    assert backend is not None
+    x, delta = (mx.array(rng.standard_normal((rows, hidden)) * 3).astype(dtype)
+                for _ in range(2))
+    w = mx.array(rng.standard_normal(hidden)).astype(dtype)
+    residual, normed = kernels.add_rms_norm(x, delta, w, 1e-5, backend=backend,
+                                            init_value=float("nan"))
+    want = x + delta
+    assert mx.array_equal(residual, want).item()
+    ref = np.array(mx.fast.rms_norm(want, w, 1e-5).astype(mx.float32))
+    got = np.array(normed.astype(mx.float32))
+    assert not np.isnan(got).any()
+    np.testing.assert_allclose(got, ref, rtol=ULP[dtype], atol=ULP[dtype] * 1e-3)
+
+
+def test_rms_norm_add_is_the_sum_and_its_norm(rng) -> None:  # type: ignore[no-untyped-def]
+    """`RMSNorm.add` on whatever device runs the suite (the kernel on a GPU, two operations
+    on the CPU), against the two operations; with no delta, the norm alone."""
+    x, delta = (mx.array(rng.standard_normal((5, 96)).astype(np.float32)) for _ in range(2))
+    norm = RMSNorm(mx.array(rng.standard_normal(96).astype(np.float32)), 1e-6)
+    h, n = norm.add(x, delta)
+    np.testing.assert_allclose(np.array(h), np.array(x + delta), rtol=1e-6)
+    np.testing.assert_allclose(np.array(n), np.array(norm(x + delta)), rtol=1e-5, atol=1e-6)
+    h, n = norm.add(x, None)
+    assert h is x
+    np.testing.assert_array_equal(np.array(n), np.array(norm(x)))
+
+
+def test_add_rms_norm_refuses_mismatched_inputs() -> None:
+    x = mx.zeros((2, 8))
+    with pytest.raises(ValueError, match="x and delta must be"):
+        kernels.add_rms_norm(x, mx.zeros((2, 9)), mx.zeros((8,)), 1e-5, backend="cuda")
+    with pytest.raises(ValueError, match=r"weight must be \[8\]"):
+        kernels.add_rms_norm(x, x, mx.zeros((9,)), 1e-5, backend="cuda")

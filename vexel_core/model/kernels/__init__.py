@@ -1,0 +1,62 @@
+"""GPU kernels of the model's layers: `add_rms_norm`, a residual add and the RMS norm of the
+sum in one launch (``RMSNorm.add``'s fast path).
+
+- CUDA (``cuda/add_rms_norm.cu``): proven against ``x + delta`` then ``mx.fast.rms_norm`` on
+  the H200 (tests/test_norm_kernels.py, marked ``gpu``), and run on the CPU under the CUDA
+  emulation in CI.
+- Metal (``metal/add_rms_norm.metal``): the same algorithm. NEVER COMPILED OR RUN (no Apple
+  machine here); used only where `vexel_core.gpu.kernel_backend` says "metal".
+"""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
+
+import mlx.core as mx
+
+from vexel_core.gpu import cuda_header
+
+_HERE = Path(__file__).parent
+_INPUTS = ["x", "delta", "w", "eps"]
+_THREADS = 256
+
+
+@cache
+def _kernel(backend: str) -> Any:
+    if backend == "cuda":
+        return mx.fast.cuda_kernel(
+            name="vx_add_rms_norm", input_names=_INPUTS, output_names=["residual", "normed"],
+            source=(_HERE / "cuda" / "add_rms_norm.cu").read_text(),
+            header=cuda_header([_HERE / "cuda" / "add_rms_norm.cuh"]))
+    return mx.fast.metal_kernel(
+        name="vx_add_rms_norm", input_names=_INPUTS, output_names=["residual", "normed"],
+        source=(_HERE / "metal" / "add_rms_norm.metal").read_text())
+
+
+@lru_cache(maxsize=64)
+def _eps(value: float) -> mx.array:
+    """*value* as a float32 ``[1]``, made once: a host-made array costs its first GPU reader
+    a page fault on CUDA (benchmarks/host_arrays.py)."""
+    eps = mx.array([value], dtype=mx.float32)
+    mx.eval(eps)
+    return eps
+
+
+def add_rms_norm(x: mx.array, delta: mx.array, weight: mx.array, eps: float, *,
+                 backend: str, init_value: float | None = None) -> tuple[mx.array, mx.array]:
+    """``(x + delta, rms_norm(x + delta) * weight)`` for ``x``/``delta`` ``[rows, H]`` of one
+    dtype, *weight* ``[H]`` cast to it. *init_value* poisons the outputs before the run
+    (tests)."""
+    if x.ndim != 2 or delta.shape != x.shape or delta.dtype != x.dtype:
+        raise ValueError(f"add_rms_norm: x and delta must be [rows, H] of one dtype; got "
+                         f"{x.shape} {x.dtype} and {delta.shape} {delta.dtype}")
+    if weight.shape != (x.shape[1],):
+        raise ValueError(f"add_rms_norm: weight must be [{x.shape[1]}]; got {weight.shape}")
+    extra = {} if init_value is None else {"init_value": init_value}
+    residual, normed = _kernel(backend)(
+        inputs=[x, delta, weight.astype(x.dtype), _eps(eps)], template=[("T", x.dtype)],
+        grid=(x.shape[0] * _THREADS, 1, 1), threadgroup=(_THREADS, 1, 1),
+        output_shapes=[x.shape, x.shape], output_dtypes=[x.dtype, x.dtype], **extra)
+    return residual, normed

@@ -1,0 +1,31 @@
+// The residual add and the RMS norm after it: the Metal twin of cuda/add_rms_norm.cu (same
+// names and rounding; see there for why). One threadgroup per row. NEVER COMPILED OR RUN:
+// no Apple machine here.
+const uint H = x_shape[1];
+const ulong row = threadgroup_position_in_grid.x;
+const uint tid = thread_position_in_threadgroup.x;
+const uint threads = threads_per_threadgroup.x;
+const uint lane = thread_index_in_simdgroup, warp = simdgroup_index_in_threadgroup;
+const uint warps = (threads + 31) / 32;
+
+float ss = 0.f;
+for (uint i = tid; i < H; i += threads) {
+  const T v = static_cast<T>(static_cast<float>(x[row * H + i]) +
+                             static_cast<float>(delta[row * H + i]));
+  residual[row * H + i] = v;  // read back below by this same thread
+  ss += static_cast<float>(v) * static_cast<float>(v);
+}
+threadgroup float part[32];
+ss = simd_sum(ss);
+if (lane == 0) part[warp] = ss;
+threadgroup_barrier(mem_flags::mem_threadgroup);
+if (warp == 0) {
+  ss = simd_sum(lane < warps ? part[lane] : 0.f);
+  if (lane == 0) part[0] = ss;
+}
+threadgroup_barrier(mem_flags::mem_threadgroup);
+const float inv = metal::rsqrt(part[0] / H + eps[0]);
+for (uint i = tid; i < H; i += threads) {
+  const T scaled = static_cast<T>(static_cast<float>(residual[row * H + i]) * inv);
+  normed[row * H + i] = static_cast<T>(static_cast<float>(w[i]) * static_cast<float>(scaled));
+}
