@@ -21,16 +21,21 @@ SHAPES = [(1, 4096), (3, 80), (8, 2560), (33, 257), (64, 1000)]
 
 
 @pytest.mark.parametrize(("rows", "hidden"), SHAPES)
-@pytest.mark.parametrize("threads", [32, 256])
+@pytest.mark.parametrize("threads", [32, None])
 def test_add_rms_norm_emulated_on_the_cpu(rows, hidden, threads, tmp_path: Path, rng) -> None:  # type: ignore[no-untyped-def]
-    """cuda/add_rms_norm.cu in float32. Tolerance 2e-6 relative: float32 sums of squares in
-    another order than numpy's float64 move the normaliser by a few float32 ulps."""
+    """cuda/add_rms_norm.cu in float32, with the launch `launch_shape` picks and with one
+    warp. Tolerance 2e-6 relative: float32 sums of squares in another order than numpy's
+    float64 move the normaliser by a few float32 ulps."""
     binary = emulation.build(tmp_path, "run_add_rms_norm.cpp",
                              [Path(kernels.__file__).parent / "cuda"])
     x, delta = (rng.standard_normal((rows, hidden)).astype(np.float32) * 3 for _ in range(2))
     w = rng.standard_normal(hidden).astype(np.float32)
     eps = 1e-5
-    out = np.frombuffer(emulation.run(binary, [rows, hidden, threads, eps],
+    if threads is None:
+        threads, per = kernels.launch_shape(hidden)
+    else:
+        per = 1 << (-(-hidden // threads) - 1).bit_length()
+    out = np.frombuffer(emulation.run(binary, [rows, hidden, threads, per, eps],
                                       x.tobytes() + delta.tobytes() + w.tobytes()), np.float32)
     residual, normed = out.reshape(2, rows, hidden)
     want = x + delta  # float32 addition, as the kernel rounds it
@@ -41,6 +46,7 @@ def test_add_rms_norm_emulated_on_the_cpu(rows, hidden, threads, tmp_path: Path,
 
 
 ULP = {mx.float32: 2.0**-23, mx.float16: 2.0**-10, mx.bfloat16: 2.0**-7}
+ULPS = {mx.float32: 8, mx.float16: 1, mx.bfloat16: 1}
 
 
 @pytest.mark.gpu
@@ -49,7 +55,8 @@ ULP = {mx.float32: 2.0**-23, mx.float16: 2.0**-10, mx.bfloat16: 2.0**-7}
 def test_add_rms_norm_matches_mlx_on_the_gpu(rows, hidden, dtype, rng) -> None:  # type: ignore[no-untyped-def]
     """Fresh random inputs, outputs poisoned with NaN before the run. The sum is rounded
     once, as MLX's addition: equal. The norm is rounded as MLX's rms_norm rounds, but its
-    float32 sum of squares runs in another order: one ulp of the dtype apart at most."""
+    float32 sum of squares runs in another order: one ulp of a 16-bit dtype apart at most; in
+    float32 the normaliser's few ulps carry through two more roundings (8 ulps allowed)."""
     backend = kernel_backend()
     assert backend is not None
     x, delta = (mx.array(rng.standard_normal((rows, hidden)) * 3).astype(dtype)
@@ -62,7 +69,7 @@ def test_add_rms_norm_matches_mlx_on_the_gpu(rows, hidden, dtype, rng) -> None: 
     ref = np.array(mx.fast.rms_norm(want, w, 1e-5).astype(mx.float32))
     got = np.array(normed.astype(mx.float32))
     assert not np.isnan(got).any()
-    np.testing.assert_allclose(got, ref, rtol=ULP[dtype], atol=ULP[dtype] * 1e-3)
+    np.testing.assert_allclose(got, ref, rtol=ULPS[dtype] * ULP[dtype], atol=ULP[dtype] * 1e-3)
 
 
 def test_rms_norm_add_is_the_sum_and_its_norm(rng) -> None:  # type: ignore[no-untyped-def]

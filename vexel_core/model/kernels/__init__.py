@@ -20,7 +20,14 @@ from vexel_core.gpu import cuda_header
 
 _HERE = Path(__file__).parent
 _INPUTS = ["x", "delta", "w", "eps"]
-_THREADS = 256
+
+
+def launch_shape(hidden: int) -> tuple[int, int]:
+    """(threads a CTA, elements a thread) for rows of *hidden*: each thread keeps its
+    elements in registers; 256 threads up to 8,192 elements (32 each), then 1,024. Elements a
+    thread are a power of two, so that few widths compile."""
+    threads = 256 if hidden <= 256 * 32 else 1024
+    return threads, 1 << max(0, (-(-hidden // threads) - 1).bit_length())
 
 
 @cache
@@ -55,8 +62,10 @@ def add_rms_norm(x: mx.array, delta: mx.array, weight: mx.array, eps: float, *,
     if weight.shape != (x.shape[1],):
         raise ValueError(f"add_rms_norm: weight must be [{x.shape[1]}]; got {weight.shape}")
     extra = {} if init_value is None else {"init_value": init_value}
+    threads, per = launch_shape(x.shape[1])
     residual, normed = _kernel(backend)(
-        inputs=[x, delta, weight.astype(x.dtype), _eps(eps)], template=[("T", x.dtype)],
-        grid=(x.shape[0] * _THREADS, 1, 1), threadgroup=(_THREADS, 1, 1),
+        inputs=[x, delta, weight.astype(x.dtype), _eps(eps)],
+        template=[("T", x.dtype), ("PER", per)],
+        grid=(x.shape[0] * threads, 1, 1), threadgroup=(threads, 1, 1),
         output_shapes=[x.shape, x.shape], output_dtypes=[x.dtype, x.dtype], **extra)
     return residual, normed
