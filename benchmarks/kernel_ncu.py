@@ -39,7 +39,7 @@ from kernels import FORMATS, random_blocks, tiling_label  # benchmarks/kernels.p
 from vexel_core.quant.kernels import library
 from vexel_core.quant.kernels.library import (
     INT8_TYPES,
-    STATIC_SHARED_MAX,
+    SHARED_MAX,
     Int8Tiling,
     default_tiling,
     int8_kcap,
@@ -74,7 +74,7 @@ def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | N
         label, smem = tiling_label(tiling), sweep.shared_bytes(t, tiling, cols)
         if not tiling.fits(t, cols):
             print(f"int8-sweep {index} {name} {label} skipped: {smem} bytes of shared memory, "
-                  f"over {STATIC_SHARED_MAX}", file=sys.stderr, flush=True)
+                  f"over {SHARED_MAX}", file=sys.stderr, flush=True)
             continue
         if budget_s is not None and time.monotonic() - start > budget_s:
             print(f"int8-sweep {index} {name} {label} skipped: over the budget of {budget_s} s",

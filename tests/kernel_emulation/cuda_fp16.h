@@ -13,6 +13,8 @@
 #define __forceinline__ inline
 #define __shared__ static
 #define __align__(n) __attribute__((aligned(n)))
+// dynamic shared memory (cuda/prelude.cuh): a static array as large as any test launch asks
+#define VX_DYNAMIC_SHARED(name) alignas(16) static uint32_t name[64 * 1024]
 
 struct float2 { float x, y; };
 struct float4 { float x, y, z, w; };

@@ -71,7 +71,7 @@ class GemvTiling:
 
 INT8_TYPES: frozenset[GGMLQuantizationType] = frozenset({Q.Q4_0, Q.Q8_0, Q.Q4_K, Q.Q6_K})
 INT8_MAX_COLS = 16384  # x's rounded copy lives in static shared memory (48 KiB per CTA)
-STATIC_SHARED_MAX = 48 * 1024  # bytes of static shared memory one CTA may declare
+SHARED_MAX = 227 * 1024  # static and dynamic together, per CTA (sm_90's opt-in limit)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,19 +94,24 @@ class Int8Tiling:
         warps = -(-rows // per_warp)
         return -(-warps // self.warps)
 
-    def shared_bytes(self, ggml_type: GGMLQuantizationType, cols: int) -> int:
-        """Static shared memory of one CTA, as the kernel declares it: the staging slots
-        ``stage[WARPS][STAGES][SLOT / 4]`` (a chunk's bytes, rounded as SLOT is), x's rounded
-        copy ``xq[KCAP]``, its scales ``xd`` and sums ``xsum`` (``KCAP / 32`` each)."""
+    def stage_bytes(self, ggml_type: GGMLQuantizationType) -> int:
+        """Dynamic shared memory of one CTA: the staging slots ``[WARPS][STAGES][SLOT]``, a
+        slot being a chunk's bytes rounded as the kernel's SLOT is."""
         elems, nbytes = block_shape(ggml_type)
         slot = (CHUNK_ELEMS * self.per_lane // elems * nbytes + 15 + 6 + 15) // 16 * 16
+        return self.warps * self.stages * slot
+
+    def shared_bytes(self, ggml_type: GGMLQuantizationType, cols: int) -> int:
+        """Shared memory of one CTA: the staging slots (`stage_bytes`), and x's rounded copy
+        ``xq[KCAP]`` with its scales ``xd`` and sums ``xsum`` (``KCAP / 32`` each), which
+        the kernel declares statically."""
         kcap = int8_kcap(cols)
-        return self.warps * self.stages * slot + kcap + 2 * 4 * (kcap // 32)
+        return self.stage_bytes(ggml_type) + kcap + 2 * 4 * (kcap // 32)
 
     def fits(self, ggml_type: GGMLQuantizationType, cols: int) -> bool:
-        """Whether a CTA's static shared memory for rows of *cols* stays within 48 KiB (more
-        and the kernel does not compile)."""
-        return self.shared_bytes(ggml_type, cols) <= STATIC_SHARED_MAX
+        """Whether a CTA's shared memory for rows of *cols* stays within sm_90's 227 KiB (the
+        static part within 48 KiB, which INT8_MAX_COLS ensures)."""
+        return self.shared_bytes(ggml_type, cols) <= SHARED_MAX
 
 
 def int8_kcap(cols: int) -> int:
@@ -115,30 +120,31 @@ def int8_kcap(cols: int) -> int:
 
 
 # Per format, the tilings Nsight Compute timed fastest on the H200 (one bf16 row, session 8's
-# sweeps at 14336x4096 and 4096x14336, notes/gpu-kernels.md): the default is the first whose
-# shared memory holds the row, and the last holds every row up to INT8_MAX_COLS. Bigger chunks
-# won: four sub-blocks a lane (4,096 elements, a whole Llama row) for Q4_0, Q4_K and Q6_K, two
-# for Q8_0. Long rows leave room for fewer stages and CTAs per SM: more CTAs than fit at once
-# (1,056 of four warps at K = 14,336) ran a second wave and lost 20-30%.
-INT8_TILINGS: dict[GGMLQuantizationType, tuple[Int8Tiling, ...]] = {
+# sweeps at 14336x4096 and 4096x14336, notes/gpu-kernels.md), each with the longest row it
+# serves: the first was measured at K = 4,096, the second at K = 14,336; the switch sits where
+# the first stopped fitting 48 KiB of static shared memory in session 8 (rows between are
+# unmeasured). Bigger chunks won: four sub-blocks a lane (4,096 elements, a whole Llama row)
+# for Q4_0, Q4_K and Q6_K, two for Q8_0. Long rows took fewer stages and CTAs per SM: more
+# CTAs than fit at once (1,056 of four warps at K = 14,336) ran a second wave and lost 20-30%.
+INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
     # 14336x4096: 14.9 us (session 7's 8/3/2: 17.5); 4096x14336: 17.2 (18.4)
-    Q.Q4_0: (Int8Tiling(warps=8, stages=2, per_lane=4, ctas=528),
-             Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792)),
+    Q.Q4_0: ((9216, Int8Tiling(warps=8, stages=2, per_lane=4, ctas=528)),
+             (INT8_MAX_COLS, Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792))),
     # 18.6 us (20.2); 21.0 (21.1)
-    Q.Q4_K: (Int8Tiling(warps=8, stages=2, per_lane=4, ctas=528),
-             Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792)),
+    Q.Q4_K: ((9216, Int8Tiling(warps=8, stages=2, per_lane=4, ctas=528)),
+             (INT8_MAX_COLS, Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792))),
     # 20.5 us (22.2); 23.9 (the same tiling)
-    Q.Q8_0: (Int8Tiling(warps=4, stages=4, per_lane=2, ctas=660),
-             Int8Tiling(warps=8, stages=3, per_lane=1, ctas=528)),
+    Q.Q8_0: ((10240, Int8Tiling(warps=4, stages=4, per_lane=2, ctas=660)),
+             (INT8_MAX_COLS, Int8Tiling(warps=8, stages=3, per_lane=1, ctas=528))),
     # 22.5 us (26.5); 24.0 (26.7)
-    Q.Q6_K: (Int8Tiling(warps=4, stages=3, per_lane=4, ctas=660),
-             Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792)),
+    Q.Q6_K: ((6144, Int8Tiling(warps=4, stages=3, per_lane=4, ctas=660)),
+             (INT8_MAX_COLS, Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792))),
 }
 
 
 def default_int8_tiling(ggml_type: GGMLQuantizationType, cols: int) -> Int8Tiling:
-    """The first of the format's `INT8_TILINGS` whose shared memory holds a row of *cols*."""
-    return next(t for t in INT8_TILINGS[ggml_type] if t.fits(ggml_type, cols))
+    """The format's `INT8_TILINGS` entry for rows of *cols* (at most INT8_MAX_COLS)."""
+    return next(t for longest, t in INT8_TILINGS[ggml_type] if cols <= longest)
 
 
 def default_tiling(backend: Backend, tile: int) -> GemvTiling:
@@ -190,17 +196,19 @@ class KernelLibrary:
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
-        self._kernels: dict[str, Any] = {}
+        self._kernels: dict[tuple[str, int], Any] = {}
 
-    def _kernel(self, op: Op) -> Any:
-        if op not in self._kernels:
+    def _kernel(self, op: Op, shared: int) -> Any:
+        """The kernel of *op* with *shared* bytes of dynamic shared memory (CUDA; MLX fixes
+        the size when a kernel is made)."""
+        if (op, shared) not in self._kernels:
             header, body = kernel_source(self.backend, op)
-            factory = mx.fast.cuda_kernel if self.backend == "cuda" else mx.fast.metal_kernel
-            self._kernels[op] = factory(
-                name=f"vx_{op}", input_names=_INPUTS[op], output_names=["y"],
-                source=body, header=header,
-            )
-        return self._kernels[op]
+            name, inputs = f"vx_{op}", _INPUTS[op]
+            self._kernels[op, shared] = (
+                mx.fast.cuda_kernel(name, inputs, ["y"], body, header, shared_memory=shared)
+                if self.backend == "cuda"
+                else mx.fast.metal_kernel(name, inputs, ["y"], body, header))
+        return self._kernels[op, shared]
 
     def gemv(
         self,
@@ -238,7 +246,7 @@ class KernelLibrary:
     def _launch(self, op: Op, inputs: list[mx.array], launch: _Launch,
                 init_value: float | None) -> mx.array:
         extra = {} if init_value is None else {"init_value": init_value}
-        out = self._kernel(op)(
+        out = self._kernel(op, launch.shared)(
             inputs=inputs, template=launch.template, grid=launch.grid,
             threadgroup=launch.threadgroup, output_shapes=[launch.shape],
             output_dtypes=[launch.dtype], **extra,
@@ -256,6 +264,7 @@ class _Launch:
     threadgroup: tuple[int, int, int]
     shape: tuple[int, int]
     dtype: mx.Dtype
+    shared: int = 0  # bytes of dynamic shared memory
 
 
 @cache
@@ -320,12 +329,15 @@ def _int8_launch(
         raise ValueError(f"gemv_int8: x must be [1, {cols}] float32, float16 or bfloat16 with "
                          f"at most {INT8_MAX_COLS} columns; got {x_shape} {x_dtype}")
     tiling = tiling or default_int8_tiling(ggml_type, cols)
+    if not tiling.fits(ggml_type, cols):
+        raise ValueError(f"gemv_int8: {tiling} needs {tiling.shared_bytes(ggml_type, cols)} "
+                         f"bytes of shared memory for rows of {cols}; at most {SHARED_MAX}")
     threads = tiling.warps * 32
     template = [("GGML_TYPE", int(ggml_type)), ("T", x_dtype), ("WARPS", tiling.warps),
                 ("STAGES", tiling.stages), ("PER_LANE", tiling.per_lane),
                 ("KCAP", int8_kcap(cols))]
     return _Launch(template, (tiling.grid(rows) * threads, 1, 1), (threads, 1, 1), (1, rows),
-                   x_dtype)
+                   x_dtype, tiling.stage_bytes(ggml_type))
 
 
 @cache

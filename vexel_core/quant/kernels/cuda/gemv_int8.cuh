@@ -136,7 +136,10 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
   // room for the chunk's offset in its first 16-byte word and for the extra word words_at reads
   constexpr int SLOT = (BYTES + 15 + 6 + 15) / 16 * 16;
   static_assert(BLOCKS * SUBS == 32 * PER_LANE, "whole blocks per chunk");
-  __shared__ __align__(16) uint32_t stage[WARPS][STAGES][SLOT / 4];
+  // The staging slots live in dynamic shared memory (Int8Tiling.stage_bytes): three stages of
+  // whole-row chunks for eight warps pass the 48 KiB a CTA may declare.
+  VX_DYNAMIC_SHARED(stage_words);
+  auto stage = reinterpret_cast<uint32_t (*)[STAGES][SLOT / 4]>(stage_words);
   __shared__ __align__(16) int8_t xq[KCAP];
   __shared__ float xd[KCAP / 32];
   __shared__ int xsum[KCAP / 32];

@@ -9,6 +9,12 @@
 #define VX_SMEM   // staged bytes: shared memory through generic pointers
 #define VX_LOCAL  // per-thread arrays: registers
 #define VX_CONST static constexpr  // compile-time members of the format structs
+// 16-byte aligned words of shared memory sized at launch (mx.fast.cuda_kernel's
+// shared_memory): past the 48 KiB a CTA may declare statically. (The CPU emulation defines
+// its own before including this file.)
+#ifndef VX_DYNAMIC_SHARED
+#define VX_DYNAMIC_SHARED(name) extern __shared__ __align__(16) uint32_t name[]
+#endif
 
 namespace vx {
 
