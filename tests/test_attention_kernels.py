@@ -8,6 +8,7 @@ shared memory allows, with one and three spans."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -212,3 +213,26 @@ def test_sixteen_warp_variants_fit_the_register_file(tmp_path: Path) -> None:
     assert len(used) == len(variants)
     over = {variants[i]: n for i, n in used.items() if n > 128}
     assert not over, f"16-warp variants over 128 registers a thread: {over}"
+
+
+def test_decode_attention_benchmark_attributes_kernels_to_launch_shapes() -> None:
+    """benchmarks/decode_attention.py reads one CUPTI trace per batch and context: decode
+    kernels by grid and block, each merge added to the decode before it, other kernels
+    ignored."""
+    path = Path(__file__).parent.parent / "benchmarks" / "decode_attention.py"
+    spec = importlib.util.spec_from_file_location("decode_attention", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    def kernel(ts: float, dur: float, name: str, ctas: int = 0, warps: int = 0) -> dict:
+        return {"ts": ts, "dur": dur, "name": f"mlx::core::cu::custom_kernel_{name}",
+                "args": {"grid": [ctas, 1, 1], "block": [warps * 32, 1, 1]}}
+
+    decode, merge = "vx_paged_decode_bfloat16_128_4_16_4_t", "vx_paged_decode_merge_bfloat16_128"
+    events = [kernel(50, 9.0, "reduce_sum"),
+              kernel(30, 3.0, decode, 16, 8), kernel(33, 1.0, merge, 16, 8),  # 8 warps, S = 2
+              kernel(10, 5.0, decode, 8, 4), kernel(20, 7.0, decode, 8, 4),  # 4 warps, S = 1
+              kernel(40, 4.0, decode, 16, 8), kernel(44, 2.0, merge, 16, 8)]
+    got = bench.per_layer_us(events, 1, [(4, 1), (8, 2), (16, 1)])
+    assert got[(4, 1)] == 6.0 and got[(8, 2)] == 5.0 and np.isnan(got[(16, 1)])

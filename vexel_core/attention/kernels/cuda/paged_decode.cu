@@ -21,7 +21,7 @@
 // Latency: a small batch has few CTAs, and each warp's chunks are a chain of memory round
 // trips (table, then key, then values), so the launcher gives such grids more warps, which
 // walk the context in fewer rounds (16 warps take 512 tokens at once). The loads below are
-// written in batches, but ptxas (nvcc 13, sm_90, no launch bounds, which mx.fast.cuda_kernel
+// written in batches, but ptxas (CUDA 13, sm_90, no launch bounds, which mx.fast.cuda_kernel
 // cannot give) interleaves them with their uses to save registers: ~2 key words and ~4 value
 // rows in flight. Hence the prefetch: the rows' later loads wait for L2, not for DRAM.
 //
