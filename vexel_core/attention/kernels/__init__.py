@@ -98,7 +98,7 @@ def split_count(batch: int, n_kv_heads: int, max_context: int) -> int:
 def warp_count(ctas: int, span: int, head_dim: int, rep: int, dtype: mx.Dtype,
                backend: str = "cuda") -> int:
     """Warps per CTA for a grid of *ctas* CTAs of up to *span* context tokens each: 4, doubled
-    while the span has a chunk of 32 tokens for every warp, the grid stays within
+    while the span has more chunks of 32 tokens than warps, the grid stays within
     `WARP_BUDGET` warps (a full batch keeps 4) and shared memory allows (`supports`)."""
     warps = WARP_COUNTS[0]
     for more in WARP_COUNTS[1:]:
