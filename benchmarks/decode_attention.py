@@ -1,69 +1,161 @@
-"""Paged decode attention by context split: microseconds per layer, to choose `MIN_SPAN`.
+"""Paged decode attention: GPU kernel time per layer by launch shape, to check `launch_shape`.
 
-    python benchmarks/decode_attention.py [--json out.json]
+    python benchmarks/decode_attention.py [--json out.json] [--batches 1 4 16]
+                                          [--contexts 128 256 512 1024 4096]
 
-Llama-3-8B heads (32 query, 8 KV, D = 128), bfloat16, blocks scattered over a 1 GiB pool.
-Each timing evaluates 32 launches (one per layer, as in a step), so MLX's per-launch cost is
-part of it, as it is in the engine. For each batch and context it prints the time at every
-span count and the best; `split_count` should pick about that.
+Llama-3-8B heads (32 query, 8 KV, D = 128), bfloat16, blocks of 16 tokens. As in a decode
+step: every layer has its own pools, the blocks of a sequence are scattered over them, and the
+32 layers of a pass run one after the other (each kernel's ``after`` input is the previous
+layer's output, so MLX's graph cannot run them side by side); the L2 cache is flushed before
+each pass. Kernel durations come from CUPTI through PyTorch's profiler (the GPU machine has
+PyTorch but no Nsight Systems): GPU time only. A split (S > 1) adds the merge kernel, whose GPU
+time is counted; its launch also costs ~6 us of host time per layer, which is not.
+
+For each (batch, context) it prints, in microseconds per layer (median of 3 passes x 32
+layers): the old choice (4 warps, session 5's split count), the new one (`launch_shape`),
+the new one without the kernel's L2 prefetch, the best of the grid, and the grid of
+(warps, splits) in {4, 8, 16} x {1, 2, 4, 8}.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import time
+import os
+import statistics
+import tempfile
+from collections.abc import Callable
 
 import mlx.core as mx
 import numpy as np
 
 from vexel_core.attention import kernels
+from vexel_core.gpu import device_resident
 
-HQ, HKV, D, BS, LAYERS = 32, 8, 128, 16, 32
-POOL_SLOTS = 2**30 // (2 * HKV * D * 2)  # keys and values, bfloat16
+HQ, HKV, D, BS, LAYERS, PASSES = 32, 8, 128, 16, 32, 3
+WARPS, SPLITS = (4, 8, 16), (1, 2, 4, 8)
+Shape = tuple[int, int]  # (warps per CTA, spans per sequence)
 
 
-def per_layer_us(B: int, ctx: int, splits: int, pools: tuple[mx.array, mx.array],
-                 rng: np.random.Generator) -> float:
-    nb = -(-ctx // BS)
-    tables = mx.array(rng.choice(POOL_SLOTS // BS, (B, nb), replace=False).astype(np.int32))
-    lens = mx.array(np.full(B, ctx, np.int32))
-    q = mx.random.normal((LAYERS, B, HQ, D)).astype(mx.bfloat16)
-    mx.eval(q, tables, lens)
+def old_choice(batch: int, ctx: int) -> Shape:
+    """Session 5's launch: 4 warps; spans up to 256 CTAs, at least 512 tokens each."""
+    return 4, max(1, min(256 // (batch * HKV), ctx // 512))
 
-    def step() -> None:
-        mx.eval([kernels.paged_decode(q[i], *pools, tables, lens, block_size=BS,
-                                      scale=D**-0.5, splits=splits) for i in range(LAYERS)])
 
-    step()  # compile
-    best = float("inf")
-    for _ in range(5):
-        t0 = time.perf_counter()
-        step()
-        best = min(best, time.perf_counter() - t0)
-    return best / LAYERS * 1e6
+def new_choice(batch: int, ctx: int) -> Shape:
+    return kernels.launch_shape(batch, HKV, ctx, D, HQ // HKV, mx.bfloat16)
+
+
+def per_layer_us(events: list[dict], batch: int, shapes: list[Shape]) -> dict[Shape, float]:
+    """Median GPU microseconds per layer of each shape, from one trace's kernel events
+    (chrome-trace dicts: name, ts, dur, args.grid, args.block). Within a batch, a decode
+    kernel's grid (CTAs) and block (threads) name its shape; a merge kernel belongs to the
+    decode kernel before it."""
+    by_launch = {((batch * HKV * s, 1, 1), (w * 32, 1, 1)): (w, s) for w, s in shapes}
+    samples: dict[Shape, list[float]] = {shape: [] for shape in shapes}
+    last: Shape | None = None
+    for e in sorted(events, key=lambda e: e["ts"]):
+        if "paged_decode" not in e["name"]:
+            continue
+        if "merge" in e["name"]:
+            if last is not None:
+                samples[last][-1] += e["dur"]
+            continue
+        key = (tuple(e["args"]["grid"]), tuple(e["args"]["block"]))
+        last = by_launch.get(key)
+        if last is not None:
+            samples[last].append(e["dur"])
+    return {shape: statistics.median(s) if s else float("nan") for shape, s in samples.items()}
+
+
+def trace(run: Callable[[], None]) -> list[dict]:
+    """The kernel events of *run*, from CUPTI (PyTorch's profiler)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        run()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "trace.json")
+        prof.export_chrome_trace(path)
+        with open(path) as f:
+            return [e for e in json.load(f)["traceEvents"]
+                    if e.get("cat") == "kernel" and "dur" in e]
+
+
+class Bench:
+    def __init__(self, max_tokens: int, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.n_blocks = -(-max_tokens // BS)
+        shape = (self.n_blocks * BS, HKV, D)
+        self.k = [mx.random.normal(shape, dtype=mx.bfloat16) for _ in range(LAYERS)]
+        self.v = [mx.random.normal(shape, dtype=mx.bfloat16) for _ in range(LAYERS)]
+        self.scratch = mx.zeros((2**26,), dtype=mx.float32)  # 256 MiB, over the 50 MiB L2
+        mx.eval(self.k, self.v, self.scratch)
+
+    def inputs(self, batch: int, ctx: int) -> None:
+        nb = -(-ctx // BS)
+        tables = self.rng.permutation(self.n_blocks)[: batch * nb].reshape(batch, nb)
+        self.tables = device_resident(mx.array(tables.astype(np.int32)))
+        self.lens = device_resident(mx.array(np.full(batch, ctx, np.int32)))
+        self.q = mx.random.normal((LAYERS, batch, HQ, D), dtype=mx.bfloat16)
+        self.ctx = ctx
+        mx.eval(self.q)
+
+    def one_pass(self, shape: Shape, prefetch: bool = True) -> None:
+        mx.eval(self.scratch.sum())  # evicts the previous pass's rows from L2
+        out = mx.zeros((1,), dtype=mx.bfloat16)
+        for i in range(LAYERS):
+            out = kernels.paged_decode(
+                self.q[i], self.k[i], self.v[i], self.tables, self.lens, block_size=BS,
+                scale=D**-0.5, max_context=self.ctx, warps=shape[0], splits=shape[1],
+                prefetch=prefetch, after=out)
+        mx.eval(out)
+
+    def measure(self, batch: int, shapes: list[Shape], prefetch: bool = True) -> dict[Shape, float]:
+        for shape in shapes:  # compile (NVRTC, once per template) and warm up
+            self.one_pass(shape, prefetch)
+
+        def run() -> None:
+            for shape in shapes:
+                for _ in range(PASSES):
+                    self.one_pass(shape, prefetch)
+            mx.synchronize()
+
+        return per_layer_us(trace(run), batch, shapes)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="write the table here too")
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 4, 16])
+    parser.add_argument("--contexts", type=int, nargs="+", default=[128, 256, 512, 1024, 4096])
     args = parser.parse_args()
-    rng = np.random.default_rng(0)
-    pools = tuple(mx.random.normal((POOL_SLOTS, HKV, D)).astype(mx.bfloat16) for _ in range(2))
-    mx.eval(pools)
-    splits = (1, 2, 4, 8, 16)
+    import torch  # before MLX launches anything, as benchmarks/gpu_timeline.py does
+
+    del torch
+    if limit := os.environ.get("VEXEL_DEVICE_MEMORY_LIMIT_GB"):
+        mx.set_memory_limit(int(float(limit) * 2**30))
+    bench = Bench(max(args.batches) * max(args.contexts), np.random.default_rng(0))
+    grid = [(w, s) for w in WARPS for s in SPLITS]
+    label = "{}x{}".format
+    print("us of GPU time per layer; shapes are warps x splits (S > 1 adds the merge kernel)")
+    print(f"{'B':>3} {'ctx':>5} | {'old':>5} {'us':>6} | {'new':>5} {'us':>6} {'no-pf':>6} | "
+          f"{'best':>5} {'us':>6} | " + " ".join(f"{label(*g):>5}" for g in grid))
     rows = []
-    print(f"{'B':>3} {'ctx':>6} " + " ".join(f"{'S=' + str(s):>8}" for s in splits)
-          + "   best  split_count")
-    for B in (1, 2, 4, 16):
-        for ctx in (128, 256, 512, 1024, 2048, 4096, 8192):
-            us = [per_layer_us(B, ctx, s, pools, rng) for s in splits]
-            best = splits[int(np.argmin(us))]
-            chosen = kernels.split_count(B, HKV, ctx)
-            rows.append({"batch": B, "context": ctx, "us": dict(zip(splits, us, strict=True)),
-                         "best": best, "split_count": chosen})
-            print(f"{B:>3} {ctx:>6} " + " ".join(f"{u:8.1f}" for u in us)
-                  + f"   S={best:<3} S={chosen}")
+    for B in args.batches:
+        for ctx in args.contexts:
+            bench.inputs(B, ctx)
+            old, new = old_choice(B, ctx), new_choice(B, ctx)
+            shapes = list(dict.fromkeys([old, new, *grid]))
+            us = bench.measure(B, shapes)
+            no_prefetch = bench.measure(B, [new], prefetch=False)[new]
+            best = min(shapes, key=lambda s: us[s])
+            rows.append({"batch": B, "context": ctx, "old": old, "new": new, "best": best,
+                         "new_without_prefetch_us": no_prefetch,
+                         "us": {label(*s): us[s] for s in shapes}})
+            print(f"{B:>3} {ctx:>5} | {label(*old):>5} {us[old]:6.1f} | {label(*new):>5} "
+                  f"{us[new]:6.1f} {no_prefetch:6.1f} | {label(*best):>5} {us[best]:6.1f} | "
+                  + " ".join(f"{us[g]:5.1f}" for g in grid), flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

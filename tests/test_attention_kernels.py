@@ -2,10 +2,16 @@
 shuffled block tables, GQA, head sizes 64/80/96/128/256, soft-cap and sliding window, with
 the output poisoned first. Paths: the GPU kernel where MLX has a GPU, else the reference
 (``device``); and the CUDA kernel's own source compiled for the CPU (``emulated_cuda``,
-tests/kernel_emulation), so CI checks its indexing, lane groups and merges."""
+tests/kernel_emulation), so CI checks its indexing, lane groups and merges. Both kernel paths
+run at every warp count the launcher chooses among (`kernels.WARP_COUNTS`) that the heads'
+shared memory allows, with one and three spans."""
 
 from __future__ import annotations
 
+import importlib.util
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import mlx.core as mx
@@ -68,25 +74,35 @@ def emulator(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyp
     return emulation.build(tmp_path_factory.mktemp("attention"), "run_attention.cpp", [cuda])
 
 
-def emulated_decode(binary, q, k_pool, v_pool, tables, ctx, scale, softcap, window, splits):  # type: ignore[no-untyped-def]
+def emulated_decode(binary, q, k_pool, v_pool, tables, ctx, scale, softcap, window, splits,  # type: ignore[no-untyped-def]
+                    warps):
     B, Hq, D = q.shape
     Hkv = k_pool.shape[1]
     args = [B, Hq, Hkv, D, k_pool.shape[0] // BS, BS, tables.shape[1],
-            int(q.dtype == mx.bfloat16), repr(scale), softcap or 0.0, window or 0, splits]
+            int(q.dtype == mx.bfloat16), repr(scale), softcap or 0.0, window or 0, splits, warps]
     data = b"".join(np.array(a.view(mx.uint8)).tobytes() for a in (q, k_pool, v_pool))
     data += np.asarray(tables, np.int32).tobytes() + np.asarray(ctx, np.int32).tobytes()
     out = np.frombuffer(emulation.run(binary, args, data), np.uint8)
     return mx.array(out).view(q.dtype).reshape(B, Hq, D)
 
 
+# (path, spans, warps); warps None: the launcher's choice for the batch and its longest context
+PATHS = [("device", 1, None), ("device", 3, None),
+         *(pytest.param("device", s, w, marks=pytest.mark.gpu, id=f"device-{s}-{w}warps")
+           for s in (1, 3) for w in kernels.WARP_COUNTS),
+         *(("emulated_cuda", s, w) for s in (1, 3) for w in kernels.WARP_COUNTS)]
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"B{c[0]}-H{c[1]}/{c[2]}-D{c[3]}")
 @pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16])
-@pytest.mark.parametrize(("path", "splits"), [("device", 1), ("device", 3),
-                                               ("emulated_cuda", 1), ("emulated_cuda", 3)])
-def test_paged_decode_matches_float64(case, dtype, path, splits, rng, request) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(("path", "splits", "warps"), PATHS)
+def test_paged_decode_matches_float64(case, dtype, path, splits, warps, rng, request) -> None:  # type: ignore[no-untyped-def]
     """*splits* 3: each context in three spans merged after (a small batch's path); spans
-    of short sequences are empty."""
+    of short sequences are empty. *warps* 16 walks up to 512 tokens a round, so the longer
+    contexts take several rounds at every count."""
     B, Hq, Hkv, D, ctx, softcap, window = case
+    if warps and not kernels.supports(D, Hq // Hkv, dtype, warps):
+        pytest.skip(f"{warps} warps' shared memory is over the limit for these heads")
     nb = max(-(-c // BS) for c in ctx)
     n_blocks = B * nb + 5
     perm = rng.permutation(n_blocks)  # blocks of a sequence are scattered over the pool
@@ -99,10 +115,12 @@ def test_paged_decode_matches_float64(case, dtype, path, splits, rng, request) -
     mt, mc = mx.array(tables), mx.array(np.array(ctx, dtype=np.int32))
     if path == "emulated_cuda":
         binary = request.getfixturevalue("emulator")
-        got = emulated_decode(binary, *args, tables, ctx, scale, softcap, window, splits)
+        got = emulated_decode(binary, *args, tables, ctx, scale, softcap, window, splits,
+                              warps or kernels.WARP_COUNTS[0])
     elif kernel_backend() is not None:
         got = kernels.paged_decode(*args, mt, mc, block_size=BS, scale=scale, softcap=softcap,
-                                   window=window, init_value=float("nan"), splits=splits)
+                                   window=window, init_value=float("nan"), splits=splits,
+                                   warps=warps, max_context=max(ctx))
     elif splits > 1:
         pytest.skip("the reference path has no spans")
     else:
@@ -119,8 +137,102 @@ def test_paged_decode_matches_float64(case, dtype, path, splits, rng, request) -
 
 
 def test_split_count_fills_the_gpu_only_for_small_batches_and_long_contexts() -> None:
-    # one request, Llama-3 heads: 8 CTAs alone; spans of at least MIN_SPAN tokens
-    assert kernels.split_count(1, 8, 200) == 1
-    assert kernels.split_count(1, 8, 4096) == 4096 // kernels.MIN_SPAN
-    assert kernels.split_count(1, 8, 10**6) == kernels.TARGET_CTAS // 8
+    # one request, Llama-3 heads (8 CTAs alone): a short context stays whole (no merge
+    # kernel); a long one spreads over SPREAD_CTAS CTAs, spans of at least MIN_SPAN tokens
+    assert kernels.split_count(1, 8, 384) == 1
+    assert kernels.split_count(1, 8, kernels.SPLIT_ABOVE) == 1
+    assert kernels.split_count(1, 8, 4096) == min(kernels.SPREAD_CTAS // 8,
+                                                  4096 // kernels.MIN_SPAN)
+    assert kernels.split_count(1, 8, 10**6) == kernels.SPREAD_CTAS // 8
+    assert kernels.split_count(1, 8, kernels.SPLIT_ABOVE + 1) == \
+        (kernels.SPLIT_ABOVE + 1) // kernels.MIN_SPAN
     assert kernels.split_count(64, 8, 4096) == 1  # 512 CTAs already
+
+
+def test_launch_shape_gives_small_grids_more_warps_and_full_batches_four() -> None:
+    shape = {"head_dim": 128, "rep": 4, "dtype": mx.bfloat16}
+    # one request at 128-512 tokens: one span, warps enough for a chunk each
+    assert kernels.launch_shape(1, 8, 128, **shape) == (4, 1)
+    assert kernels.launch_shape(1, 8, 256, **shape) == (8, 1)
+    assert kernels.launch_shape(1, 8, 384, **shape) == (16, 1)
+    assert kernels.launch_shape(1, 8, 512, **shape) == (16, 1)
+    # long contexts: spans first, then warps for the span
+    warps, splits = kernels.launch_shape(1, 8, 4096, **shape)
+    assert splits > 1 and 4096 / splits <= warps * 32
+    # a full batch keeps 4 warps and one span
+    assert kernels.launch_shape(64, 8, 4096, **shape) == (4, 1)
+    assert kernels.launch_shape(256, 8, 300, **shape) == (4, 1)
+    # shared memory: 8 query heads per KV head fit 16 warps' s_acc in no backend's limit
+    assert kernels.launch_shape(1, 8, 512, 128, 8, mx.bfloat16) == (8, 1)
+    assert kernels.launch_shape(1, 8, 512, 128, 4, mx.bfloat16, "metal") == (8, 1)
+    for B, ctx in [(1, 128), (1, 512), (4, 1000), (16, 300), (1, 9000)]:
+        for D, rep in [(64, 4), (80, 1), (96, 8), (128, 8), (256, 2)]:
+            for backend in ("cuda", "metal"):
+                warps, _ = kernels.launch_shape(B, 8, ctx, D, rep, mx.bfloat16, backend)
+                assert kernels.supports(D, rep, mx.bfloat16, warps, backend)
+
+
+# (head_dim, query heads per KV head) of the supported families: Llama 3.2 1B; Phi-2;
+# Phi-3 mini; Llama 2; Gemma 2 27B; Llama 3.2 3B; Llama 3 8B, Mistral, Phi-3 medium;
+# Llama 3 70B; Gemma 2 2B and 9B.
+HEAD_SHAPES = [(64, 4), (80, 1), (96, 1), (128, 1), (128, 2), (128, 3), (128, 4), (128, 8),
+               (256, 2)]
+
+
+def test_sixteen_warp_variants_fit_the_register_file(tmp_path: Path) -> None:
+    """A CTA of 16 warps cannot launch if the kernel uses more than 128 registers a thread
+    (64K a SM), and mx.fast.cuda_kernel cannot give launch bounds to hold the compiler to it.
+    Compiles every 16-warp variant that `supports` allows with nvcc for sm_90, in the
+    signature MLX generates, and reads ptxas's count."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("needs nvcc")
+    cuda = Path(kernels.__file__).parent / "cuda"
+    variants = [(t, D, rep) for t in ("float", "__nv_bfloat16") for D, rep in HEAD_SHAPES
+                if kernels.supports(D, rep, mx.float32, 16)]
+    source = [f'#include "{cuda / "paged_decode.cuh"}"',
+              "struct Shape { int v[8]; __device__ int operator[](int i) const { return v[i]; } };"]
+    for i, (t, D, rep) in enumerate(variants):
+        source += [
+            f"__global__ void k{i}(const {t}* q, const {t}* k_pool, const __grid_constant__ "
+            f"Shape k_pool_shape, const {t}* v_pool, const int* tables, const __grid_constant__ "
+            "Shape tables_shape, const int* ctx_lens, const float* fparams, const int* iparams, "
+            f"const int* after, {t}* out, float* part) {{",
+            f"  using T = {t}; constexpr int D = {D}; constexpr int REP = {rep};",
+            "  constexpr int BS = 16; constexpr int WARPS = 16; constexpr bool PREFETCH = true;",
+            f'#include "{cuda / "paged_decode.cu"}"',
+            "}"]
+    (tmp_path / "k.cu").write_text("\n".join(source))
+    done = subprocess.run([nvcc, "-arch=sm_90", "-c", "--resource-usage", "-o",
+                           str(tmp_path / "k.o"), str(tmp_path / "k.cu")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    used = {int(m[1]): int(m[2]) for m in re.finditer(
+        r"entry function '_Z\d+k(\d+)P.*?Used (\d+) registers", done.stdout + done.stderr,
+        re.S)}
+    assert len(used) == len(variants)
+    over = {variants[i]: n for i, n in used.items() if n > 128}
+    assert not over, f"16-warp variants over 128 registers a thread: {over}"
+
+
+def test_decode_attention_benchmark_attributes_kernels_to_launch_shapes() -> None:
+    """benchmarks/decode_attention.py reads one CUPTI trace per batch and context: decode
+    kernels by grid and block, each merge added to the decode before it, other kernels
+    ignored."""
+    path = Path(__file__).parent.parent / "benchmarks" / "decode_attention.py"
+    spec = importlib.util.spec_from_file_location("decode_attention", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    def kernel(ts: float, dur: float, name: str, ctas: int = 0, warps: int = 0) -> dict:
+        return {"ts": ts, "dur": dur, "name": f"mlx::core::cu::custom_kernel_{name}",
+                "args": {"grid": [ctas, 1, 1], "block": [warps * 32, 1, 1]}}
+
+    decode, merge = "vx_paged_decode_bfloat16_128_4_16_4_t", "vx_paged_decode_merge_bfloat16_128"
+    events = [kernel(50, 9.0, "reduce_sum"),
+              kernel(30, 3.0, decode, 16, 8), kernel(33, 1.0, merge, 16, 8),  # 8 warps, S = 2
+              kernel(10, 5.0, decode, 8, 4), kernel(20, 7.0, decode, 8, 4),  # 4 warps, S = 1
+              kernel(40, 4.0, decode, 16, 8), kernel(44, 2.0, merge, 16, 8)]
+    got = bench.per_layer_us(events, 1, [(4, 1), (8, 2), (16, 1)])
+    assert got[(4, 1)] == 6.0 and got[(8, 2)] == 5.0 and np.isnan(got[(16, 1)])

@@ -1,6 +1,6 @@
 // Runs the CUDA paged decode attention (vexel_core/attention/kernels/cuda/paged_decode.cu)
 // on the CPU; built and driven by tests/test_attention_kernels.py. Usage:
-//   run_attention B HQ HKV D N_BLOCKS BS NB BF16 SCALE SOFTCAP WINDOW SPLITS < inputs > out
+//   run_attention B HQ HKV D N_BLOCKS BS NB BF16 SCALE SOFTCAP WINDOW SPLITS WARPS < in > out
 // Inputs on stdin: q [B, HQ, D], k_pool and v_pool [N_BLOCKS * BS, HKV, D] (float32, or
 // bfloat16 with BF16=1), tables [B, NB] and context lengths [B] (int32). Writes out [B, HQ, D];
 // with SPLITS > 1 the spans go through paged_decode_merge.cu, as on the GPU.
@@ -11,9 +11,9 @@
 #include <cstdlib>
 #include <vector>
 
-constexpr int WARPS = 4;
+constexpr bool PREFETCH = true;  // a hint, nothing to do on the CPU
 
-template <class T, int D, int REP, int BS>
+template <class T, int D, int REP, int BS, int WARPS>
 void body(const T* q, const T* k_pool, const T* v_pool, const int* tables, const int* ctx_lens,
           const float* fparams, const int* iparams, T* out, float* part,
           const int* k_pool_shape, const int* tables_shape) {
@@ -25,7 +25,7 @@ void merge_body(const float* part, T* out, const int* part_shape) {
 #include "paged_decode_merge.cu"
 }
 
-template <class T, int D, int REP>
+template <class T, int D, int REP, int WARPS>
 int run(int B, int hkv, int n_slots, int nb, float scale, float softcap, int window,
         int splits) {
   const int hq = hkv * REP;
@@ -44,7 +44,7 @@ int run(int B, int hkv, int n_slots, int nb, float scale, float softcap, int win
   const int iparams[2] = {window, splits};
   const int k_shape[3] = {n_slots, hkv, D}, t_shape[2] = {B, nb};
   launch(B * hkv * splits, WARPS * 32, [&] {
-    body<T, D, REP, 16>(q.data(), k.data(), v.data(), tables.data(), ctx.data(), fparams,
+    body<T, D, REP, 16, WARPS>(q.data(), k.data(), v.data(), tables.data(), ctx.data(), fparams,
                         iparams, out.data(), part.data(), k_shape, t_shape);
   });
   if (splits > 1) {
@@ -59,13 +59,13 @@ int run(int B, int hkv, int n_slots, int nb, float scale, float softcap, int win
   return 0;
 }
 
-// The (D, REP) combinations the tests use.
-template <class T>
+// The (D, REP) combinations the tests use, at each warp count the launcher chooses among.
+template <class T, int WARPS>
 int dispatch(int d, int rep, int B, int hkv, int n_slots, int nb, float scale, float softcap,
              int window, int splits) {
 #define VX_CASE(D_, REP_)   \
   if (d == D_ && rep == REP_) \
-    return run<T, D_, REP_>(B, hkv, n_slots, nb, scale, softcap, window, splits);
+    return run<T, D_, REP_, WARPS>(B, hkv, n_slots, nb, scale, softcap, window, splits);
   VX_CASE(64, 1)
   VX_CASE(128, 4)
   VX_CASE(256, 2)
@@ -75,15 +75,26 @@ int dispatch(int d, int rep, int B, int hkv, int n_slots, int nb, float scale, f
   return 3;
 }
 
+template <class T>
+int dispatch(int warps, int d, int rep, int B, int hkv, int n_slots, int nb, float scale,
+             float softcap, int window, int splits) {
+  switch (warps) {
+    case 4: return dispatch<T, 4>(d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits);
+    case 8: return dispatch<T, 8>(d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits);
+    case 16: return dispatch<T, 16>(d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits);
+  }
+  return 3;
+}
+
 int main(int argc, char** argv) {
-  if (argc != 13) return 2;  // see the usage above
+  if (argc != 14) return 2;  // see the usage above
   const int B = atoi(argv[1]), hq = atoi(argv[2]), hkv = atoi(argv[3]), d = atoi(argv[4]);
   const int n_blocks = atoi(argv[5]), bs = atoi(argv[6]), nb = atoi(argv[7]);
   const int bf16 = atoi(argv[8]);
   const float scale = atof(argv[9]), softcap = atof(argv[10]);
-  const int window = atoi(argv[11]), splits = atoi(argv[12]);
+  const int window = atoi(argv[11]), splits = atoi(argv[12]), warps = atoi(argv[13]);
   if (bs != 16) return 3;
   const int n_slots = n_blocks * bs;
-  return bf16 ? dispatch<__nv_bfloat16>(d, hq / hkv, B, hkv, n_slots, nb, scale, softcap, window, splits)
-              : dispatch<float>(d, hq / hkv, B, hkv, n_slots, nb, scale, softcap, window, splits);
+  return bf16 ? dispatch<__nv_bfloat16>(warps, d, hq / hkv, B, hkv, n_slots, nb, scale, softcap, window, splits)
+              : dispatch<float>(warps, d, hq / hkv, B, hkv, n_slots, nb, scale, softcap, window, splits);
 }

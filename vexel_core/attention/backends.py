@@ -252,7 +252,7 @@ class PagedBackend(_PagedAttention):
         backend = kernel_backend()
         pool = batch.pool
         rep = q.shape[1] // pool.k[layer].shape[1]
-        if backend is None or not kernels.supports(q.shape[-1], rep, q.dtype):
+        if backend is None or not kernels.supports(q.shape[-1], rep, q.dtype, backend=backend):
             return super()._decode(q, layer, batch, scale, softcap, window)
         plan = batch.plan()
         if len(plan.decode_rows) != q.shape[0]:

@@ -1,13 +1,17 @@
 """GPU kernels of the attention backends, with the plain-MLX reference as their oracle.
 
 `paged_decode` runs single-token (decode) attention reading keys and values through the block
-table, without gathering them first (the ``paged`` backend's fast path). A batch too small to
-fill the GPU splits long contexts into spans over more CTAs (`split_count`), merged by a
-second kernel (``paged_decode_merge``).
+table, without gathering them first (the ``paged`` backend's fast path). One CTA per
+(sequence, KV head) walks the context in chunks of 32 tokens, one chunk per warp at a time.
+A batch too small to fill the GPU gets more warps per CTA (`warp_count`: 4, 8 or 16), so that
+the chain of memory round trips per chunk is paid in fewer rounds, and a long context is split
+into spans over more CTAs (`split_count`), merged by a second kernel (``paged_decode_merge``);
+`launch_shape` picks both.
 
 - CUDA (``cuda/paged_decode.cu``, ``cuda/paged_decode_merge.cu``): proven against
-  `attend_by_hand` on the H200 (tests marked ``gpu``, with one and three spans;
-  notes/engine-gpu.md has the figures), and run on the CPU under the CUDA emulation in CI.
+  `attend_by_hand` on the H200 (tests marked ``gpu``, with one and three spans and every warp
+  count; notes/engine-gpu.md has the figures), and run on the CPU under the CUDA emulation
+  in CI.
 - Metal (``metal/paged_decode*.metal``): the same algorithm and tiling for Apple Silicon. It
   HAS NEVER BEEN COMPILED OR RUN (no Apple machine here), so it is used only when
   ``VEXEL_METAL_KERNELS=1`` asks for it; otherwise Apple GPUs take the reference path.
@@ -24,22 +28,37 @@ import mlx.core as mx
 from vexel_core.gpu import cuda_header, kernel_backend
 
 _HERE = Path(__file__).parent
-WARPS = 4
-# Split-context thresholds, from benchmarks/decode_attention.py on the H200 (notes/engine-gpu.md,
-# session 5): one request at 8k tokens of context took 327 us per layer in one span, 71 in 16.
-TARGET_CTAS = 256  # CTAs (sequence x KV head x span) worth filling the GPU with
-MIN_SPAN = 512  # context tokens per CTA below which splitting did not pay
+WARP_COUNTS = (4, 8, 16)  # warps per CTA that `warp_count` chooses among (template values)
+# Launch shape (`launch_shape`), from the H200's 132 SMs. Session 5 split long contexts of
+# small batches (benchmarks/decode_attention.py: one request at 8k tokens of context took 327
+# us per layer in one span, 71 in 16, wall time); session 9 measured one request at 128-384
+# tokens taking 34.5 us of GPU time per layer in 8 CTAs of 4 warps, a pure chain of latencies.
+SPREAD_CTAS = 128  # CTAs (sequence x KV head x span) that a split spreads over: one per SM
+MIN_SPAN = 256  # context tokens per CTA below which splitting does not pay
+SPLIT_ABOVE = 512  # contexts up to this stay in one span (a round of 16 warps): no merge kernel
+WARP_BUDGET = 2048  # warps (CTAs x warps per CTA) the GPU runs at once: about 16 per SM
+# Static shared memory per CTA: CUDA's limit without opting in, Apple GPUs' threadgroup memory
+_SHARED_LIMIT = {"cuda": 48 * 1024, "metal": 32 * 1024}
 # `after`: the pools' latest in-place write token (vexel_core/kvcache/pool.py); unused by the
 # body, it orders the kernel after the write in MLX's CUDA graph
 _INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams", "after"]
 
 
-def supports(head_dim: int, rep: int, dtype: mx.Dtype) -> bool:
-    """Whether the kernel takes these heads: rows of whole 16-byte words (so every row of a
-    pool, a whole allocation, is 16-byte aligned), shared memory within 48 KiB."""
-    # s_q and s_acc; s_p and s_row; s_m and s_l (paged_decode.cu), all 4-byte elements
-    smem = 4 * (rep * head_dim * (WARPS + 1) + WARPS * (rep + 1) * 32 + 2 * WARPS * rep)
-    return head_dim * dtype.size % 16 == 0 and smem <= 48 * 1024
+def supports(head_dim: int, rep: int, dtype: mx.Dtype, warps: int = WARP_COUNTS[0],
+             backend: str = "cuda") -> bool:
+    """Whether the kernel takes these heads in CTAs of *warps* warps: rows of whole 16-byte
+    words (so every row of a pool, a whole allocation, is 16-byte aligned), shared memory
+    within the backend's static limit. (Registers: 16 warps need at most 128 a thread; every
+    head shape that fits 16 warps' shared memory uses at most 96 with nvcc 13 for sm_90,
+    checked by tests/test_attention_kernels.py where nvcc exists.)"""
+    return head_dim * dtype.size % 16 == 0 and shared_bytes(head_dim, rep, warps) <= \
+        _SHARED_LIMIT[backend]
+
+
+def shared_bytes(head_dim: int, rep: int, warps: int) -> int:
+    """Static shared memory of a CTA (paged_decode.cu): s_q and s_acc; s_p and s_row; s_m and
+    s_l, all 4-byte elements."""
+    return 4 * (rep * head_dim * (warps + 1) + warps * (rep + 1) * 32 + 2 * warps * rep)
 
 
 @cache
@@ -67,10 +86,38 @@ def _parameters(scale: float, softcap: float, window: int, splits: int) -> tuple
 
 
 def split_count(batch: int, n_kv_heads: int, max_context: int) -> int:
-    """Spans to split each sequence's context into: enough CTAs to fill the GPU when the batch
-    alone does not, never spans under `MIN_SPAN` tokens. 1 for most batched decoding."""
-    by_gpu = TARGET_CTAS // (batch * n_kv_heads)
-    return max(1, min(by_gpu, max_context // MIN_SPAN))
+    """Spans to split each sequence's context into: 1 up to `SPLIT_ABOVE` tokens (the merge
+    kernel costs a launch, ~6 us of host time a layer) or once the batch alone gives
+    `SPREAD_CTAS` CTAs; else enough spans to reach that many CTAs, never under `MIN_SPAN`
+    tokens each."""
+    if max_context <= SPLIT_ABOVE:
+        return 1
+    return max(1, min(SPREAD_CTAS // (batch * n_kv_heads), max_context // MIN_SPAN))
+
+
+def warp_count(ctas: int, span: int, head_dim: int, rep: int, dtype: mx.Dtype,
+               backend: str = "cuda") -> int:
+    """Warps per CTA for a grid of *ctas* CTAs of up to *span* context tokens each: 4, doubled
+    while the span has more chunks of 32 tokens than warps, the grid stays within
+    `WARP_BUDGET` warps (a full batch keeps 4) and shared memory allows (`supports`)."""
+    warps = WARP_COUNTS[0]
+    for more in WARP_COUNTS[1:]:
+        if (span <= warps * 32 or ctas * more > WARP_BUDGET
+                or not supports(head_dim, rep, dtype, more, backend)):
+            break
+        warps = more
+    return warps
+
+
+def launch_shape(batch: int, n_kv_heads: int, max_context: int, head_dim: int, rep: int,
+                 dtype: mx.Dtype, backend: str = "cuda",
+                 splits: int | None = None) -> tuple[int, int]:
+    """(warps per CTA, spans per sequence) for a decode of *batch* sequences of at most
+    *max_context* tokens: `split_count` (unless *splits* is given), then `warp_count` for the
+    spans."""
+    splits = splits or split_count(batch, n_kv_heads, max_context)
+    span = -(-max_context // splits)
+    return warp_count(batch * n_kv_heads * splits, span, head_dim, rep, dtype, backend), splits
 
 
 @cache
@@ -101,16 +148,18 @@ def paged_decode(
     q: mx.array, k_pool: mx.array, v_pool: mx.array, tables: mx.array, ctx_lens: mx.array,
     *, block_size: int, scale: float, softcap: float | None = None, window: int | None = None,
     backend: str | None = None, init_value: float | None = None,
-    max_context: int = 0, splits: int | None = None, after: mx.array | None = None,
+    max_context: int = 0, splits: int | None = None, warps: int | None = None,
+    prefetch: bool = True, after: mx.array | None = None,
 ) -> mx.array:
     """Attention of one query token per sequence over its cached keys.
 
     ``q[B, Hq, D]``; pools ``[slots, Hkv, D]``; ``tables[B, nb]`` int32 block ids;
     ``ctx_lens[B]`` tokens each query sees (the newest ones, within *window*).
-    *max_context* (the longest of ``ctx_lens``, known on the host) lets a small batch split
-    its contexts over more CTAs (`split_count`), whose spans a second kernel merges;
-    *splits* forces a count (tests). *after*: the token of the pools' latest in-place write
-    (`KVPool.read_token`), which orders this kernel after it.
+    *max_context* (the longest of ``ctx_lens``, known on the host) lets a small batch take
+    more warps per CTA and split long contexts over more CTAs (`launch_shape`), whose spans a
+    second kernel merges; *splits* and *warps* force either (tests, benchmarks), as does
+    *prefetch* = False the kernel without its prefetch (benchmarks). *after*: the token of
+    the pools' latest in-place write (`KVPool.read_token`), which orders this kernel after it.
     Returns ``[B, Hq, D]`` in q's dtype. *init_value* poisons the outputs before the run
     (tests). Raises ValueError when no kernel runs on this device or `supports` says no.
     """
@@ -122,18 +171,20 @@ def paged_decode(
     if Hq % Hkv or k_pool.dtype != q.dtype:
         raise ValueError(f"q {q.shape} {q.dtype} does not fit the pool {k_pool.shape} "
                          f"{k_pool.dtype}")
-    if not supports(D, Hq // Hkv, q.dtype):
-        raise ValueError(f"paged_decode does not take heads of {D} x {q.dtype} with "
-                         f"{Hq // Hkv} query heads per KV head")
-    S = splits or split_count(B, Hkv, max_context)
-    threads = WARPS * 32
+    rep = Hq // Hkv
+    W, S = launch_shape(B, Hkv, max_context, D, rep, q.dtype, backend, splits)
+    W = warps or W
+    if W not in WARP_COUNTS or not supports(D, rep, q.dtype, W, backend):
+        raise ValueError(f"paged_decode does not take heads of {D} x {q.dtype} with {rep} "
+                         f"query heads per KV head in CTAs of {W} warps")
+    threads = W * 32
     extra = {} if init_value is None else {"init_value": init_value}
     out, part = _kernel(backend)(
         inputs=[q, k_pool, v_pool, tables.astype(mx.int32), ctx_lens.astype(mx.int32),
                 *_parameters(scale, softcap or 0.0, window or 0, S),
                 mx.zeros((1,), dtype=mx.int32) if after is None else after],
-        template=[("T", q.dtype), ("D", D), ("REP", Hq // Hkv), ("BS", block_size),
-                  ("WARPS", WARPS)],
+        template=[("T", q.dtype), ("D", D), ("REP", rep), ("BS", block_size), ("WARPS", W),
+                  ("PREFETCH", prefetch)],
         grid=(B * Hkv * S * threads, 1, 1), threadgroup=(threads, 1, 1),
         output_shapes=[(B, Hq, D), (1,)] if S == 1 else [(1,), (B, Hq, S, 2 + D)],
         output_dtypes=[q.dtype, mx.float32], **extra,

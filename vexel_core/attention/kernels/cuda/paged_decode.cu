@@ -1,21 +1,32 @@
 // Paged decode attention: one query token per sequence, keys and values read through the
 // block table, never gathered. Template arguments: T (element type), D (head size, with
 // D * sizeof(T) a multiple of 16, so every row of the pools is 16-byte aligned), REP (query
-// heads per KV head), BS (tokens per KV block), WARPS (warps per CTA).
+// heads per KV head), BS (tokens per KV block), WARPS (warps per CTA: 4, 8 or 16, chosen by
+// the launcher, `warp_count`), PREFETCH (prefetch each token's rows; always on, except where
+// benchmarks/decode_attention.py measures without).
 //
 // One CTA per (sequence, KV head); the REP query heads that share the KV head sit in shared
 // memory. A warp takes 32 tokens at a time (chunks round-robin over the warps):
-//   scores:  each lane one token, its key row read in 16-byte words, up to 16 of them issued
-//            before the dot products use them (memory-level parallelism, no shuffles);
+//   rows:    each lane one token: its pool row from the block table, and (PREFETCH) its key
+//            and value rows requested into L2 at once;
+//   scores:  the lane's key row read in 16-byte words, dotted with the REP query heads (no
+//            shuffles);
 //   softmax: the chunk's maximum and sum by warp reductions, folded into the warp's running
 //            (max, sum, accumulator) per query head;
 //   values:  each lane EV consecutive elements of the output; the chunk's value rows are read
-//            eight tokens at a time (coalesced across the warp) and weighted by the
+//            ROWS tokens at a time (coalesced across the warp) and weighted by the
 //            probabilities the score step left in shared memory.
 // The warps' partial results are merged in shared memory at the end.
 //
-// Split context (iparams[1] = S > 1, for batches too small to fill the GPU): CTA
-// (sequence, KV head, split) takes one span of the context and writes its (max, sum,
+// Latency: a small batch has few CTAs, and each warp's chunks are a chain of memory round
+// trips (table, then key, then values), so the launcher gives such grids more warps, which
+// walk the context in fewer rounds (16 warps take 512 tokens at once). The loads below are
+// written in batches, but ptxas (CUDA 13, sm_90, no launch bounds, which mx.fast.cuda_kernel
+// cannot give) interleaves them with their uses to save registers: ~2 key words and ~4 value
+// rows in flight. Hence the prefetch: the rows' later loads wait for L2, not for DRAM.
+//
+// Split context (iparams[1] = S > 1, for long contexts of batches too small to fill the GPU):
+// CTA (sequence, KV head, split) takes one span of the context and writes its (max, sum,
 // accumulator) per query head to `part` [B, Hq, S, 2 + D] float32 instead of `out`; the
 // caller merges the spans (`merge_splits`). S is a runtime value: every template value
 // costs a compile.
@@ -23,6 +34,7 @@ constexpr int EV = (D + 31) / 32;        // output elements per lane
 constexpr int PER = 16 / sizeof(T);      // elements per 16-byte word
 constexpr int KW = D / PER;              // words per key row
 constexpr int KB = KW < 16 ? KW : 16;    // words loaded before use (registers)
+constexpr int ROWS = EV <= 4 ? 16 : 8;   // value rows loaded per round (ROWS x EV floats)
 static_assert(D % PER == 0, "rows must be whole 16-byte words");
 const int lane = threadIdx.x & 31;
 const int warp = threadIdx.x >> 5;
@@ -65,6 +77,10 @@ for (int c0 = lo + warp * 32; c0 < hi; c0 += WARPS * 32) {
   int row = 0;  // the token's row of the pool: slot * n_kv + kvh
   if (lane < n) row = (tables[(size_t)seq * n_blocks + t / BS] * BS + t % BS) * n_kv + kvh;
   s_row[warp][lane] = row;
+  if (PREFETCH && lane < n) {
+    vxa::prefetch_l2(k_pool + (size_t)row * D, D * sizeof(T));
+    vxa::prefetch_l2(v_pool + (size_t)row * D, D * sizeof(T));
+  }
 
   // Scores: this lane's token against the REP query heads.
   float s[REP];
@@ -108,17 +124,17 @@ for (int c0 = lo + warp * 32; c0 < hi; c0 += WARPS * 32) {
   }
   __syncwarp();
 
-  // Values: eight tokens' rows loaded, then weighted into this lane's output elements.
-  for (int j0 = 0; j0 < n; j0 += 8) {
-    float vf[8][EV];
+  // Values: ROWS tokens' rows loaded, then weighted into this lane's output elements.
+  for (int j0 = 0; j0 < n; j0 += ROWS) {
+    float vf[ROWS][EV];
 #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      const bool ok = j0 + j < n;
-      const T* vrow = v_pool + (size_t)s_row[warp][ok ? j0 + j : 0] * D + d0;
-      vxa::load<T, EV>(vrow, ok ? D - d0 : 0, vf[j]);
+    for (int j = 0; j < ROWS; ++j) {
+      // past the chunk's end, its last row again (weight 0): no branch between the loads
+      const T* vrow = v_pool + (size_t)s_row[warp][min(j0 + j, n - 1)] * D + d0;
+      vxa::load<T, EV>(vrow, D - d0, vf[j]);
     }
 #pragma unroll
-    for (int j = 0; j < 8; ++j) {
+    for (int j = 0; j < ROWS; ++j) {
 #pragma unroll
       for (int r = 0; r < REP; ++r) {
         const float p = j0 + j < n ? s_p[warp][r][j0 + j] : 0.f;

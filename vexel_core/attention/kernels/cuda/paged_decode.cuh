@@ -50,6 +50,13 @@ __device__ __forceinline__ void load(const T* p, int valid, float* out) {
   for (int i = 0; i < N; ++i) out[i] = i < valid ? to_float(p[i]) : 0.f;
 }
 
+// A hint: the 128-byte lines of [p, p + bytes) fetched into L2 (no registers, no wait).
+__device__ __forceinline__ void prefetch_l2(const void* p, int bytes) {
+  const char* c = static_cast<const char*>(p);
+  for (int b = 0; b < bytes; b += 128) asm volatile("prefetch.global.L2 [%0];" ::"l"(c + b));
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(c + bytes - 1));  // an unaligned row's last line
+}
+
 __device__ __forceinline__ float warp_max(float x) {
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, off));

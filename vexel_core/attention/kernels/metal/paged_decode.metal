@@ -1,11 +1,15 @@
 // Paged decode attention for Apple GPUs: the same algorithm, names and tiling as
 // ../cuda/paged_decode.cu. One threadgroup per (sequence, KV head), the REP query heads in
 // threadgroup memory; a simdgroup takes 32 tokens at a time: a lane per token for the scores,
-// simdgroup reductions for the softmax, eight value rows at a time into each lane's EV output
-// elements; the simdgroups' partial results merged in threadgroup memory. With iparams[1] =
-// S > 1 each threadgroup takes one span of the context and writes `part` (see the CUDA file).
+// simdgroup reductions for the softmax, ROWS value rows at a time into each lane's EV output
+// elements; the simdgroups' partial results merged in threadgroup memory. WARPS (simdgroups
+// per threadgroup: 4, 8 or 16) is chosen by the launcher as for CUDA, within Apple GPUs' 32 KiB
+// of threadgroup memory. PREFETCH is accepted and ignored: Metal has no L2 prefetch
+// instruction. With iparams[1] = S > 1 each threadgroup takes one span of the context and
+// writes `part` (see the CUDA file).
 // NEVER COMPILED OR RUN: no Apple Silicon machine exists where this project is built.
 constexpr int EV = (D + 31) / 32;
+constexpr int ROWS = EV <= 4 ? 16 : 8;
 const int lane = int(thread_position_in_threadgroup.x & 31);
 const int warp = int(thread_position_in_threadgroup.x >> 5);
 const int n_kv = k_pool_shape[1];
@@ -70,14 +74,13 @@ for (int c0 = lo + warp * 32; c0 < hi; c0 += WARPS * 32) {
   }
   simdgroup_barrier(mem_flags::mem_threadgroup);
 
-  for (int j0 = 0; j0 < n; j0 += 8) {
-    float vf[8][EV];
-    for (int j = 0; j < 8; ++j) {
-      const bool ok = j0 + j < n;
-      const size_t base = size_t(s_row[warp][ok ? j0 + j : 0]) * D + d0;
-      for (int e = 0; e < EV; ++e) vf[j][e] = ok && d0 + e < D ? float(v_pool[base + e]) : 0.f;
+  for (int j0 = 0; j0 < n; j0 += ROWS) {
+    float vf[ROWS][EV];
+    for (int j = 0; j < ROWS; ++j) {
+      const size_t base = size_t(s_row[warp][min(j0 + j, n - 1)]) * D + d0;
+      for (int e = 0; e < EV; ++e) vf[j][e] = d0 + e < D ? float(v_pool[base + e]) : 0.f;
     }
-    for (int j = 0; j < 8; ++j) {
+    for (int j = 0; j < ROWS; ++j) {
       for (int r = 0; r < REP; ++r) {
         const float p = j0 + j < n ? s_p[warp][r][j0 + j] : 0.f;
         for (int e = 0; e < EV; ++e) acc[r][e] += p * vf[j][e];
