@@ -28,7 +28,7 @@ def _trivial_kernel() -> Callable[[mx.array], mx.array]:
     kernel = mx.fast.cuda_kernel(
         name="vx_node_cost", input_names=["x"], output_names=["y"],
         source="const size_t i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-               "if (i < x_size) y[i] = x[i];\n")
+               f"if (i < {ROW}) y[i] = x[i];\n")
 
     def call(a: mx.array) -> mx.array:
         return kernel(inputs=[a], template=[], grid=(ROW, 1, 1), threadgroup=(256, 1, 1),

@@ -15,26 +15,26 @@ from vexel_core.gpu import kernel_backend
 from vexel_core.model import kernels
 from vexel_core.model.layers import RMSNorm
 
-# (rows, hidden): one token, a few, a prefill chunk; widths below, at and above the 256
-# threads of a CTA, not multiples of them, and Llama-3-8B's
-SHAPES = [(1, 4096), (3, 80), (8, 2560), (33, 257), (64, 1000)]
+# (rows, hidden): one token, a few, a prefill chunk; Llama-3-8B's width and others whose
+# 16-byte words (8 bfloat16, 4 float32) do not fill whole warps or CTAs
+SHAPES = [(1, 4096), (3, 80), (8, 2560), (33, 264), (64, 1000), (2, 16384)]
 
 
 @pytest.mark.parametrize(("rows", "hidden"), SHAPES)
 @pytest.mark.parametrize("threads", [32, None])
 def test_add_rms_norm_emulated_on_the_cpu(rows, hidden, threads, tmp_path: Path, rng) -> None:  # type: ignore[no-untyped-def]
     """cuda/add_rms_norm.cu in float32, with the launch `launch_shape` picks and with one
-    warp. Tolerance 2e-6 relative: float32 sums of squares in another order than numpy's
-    float64 move the normaliser by a few float32 ulps."""
+    warp (several words a thread). Tolerance 2e-6 relative: float32 sums of squares in
+    another order than numpy's float64 move the normaliser by a few float32 ulps."""
     binary = emulation.build(tmp_path, "run_add_rms_norm.cpp",
                              [Path(kernels.__file__).parent / "cuda"])
     x, delta = (rng.standard_normal((rows, hidden)).astype(np.float32) * 3 for _ in range(2))
     w = rng.standard_normal(hidden).astype(np.float32)
     eps = 1e-5
     if threads is None:
-        threads, per = kernels.launch_shape(hidden)
+        threads, per = kernels.launch_shape(hidden, mx.float32)
     else:
-        per = 1 << (-(-hidden // threads) - 1).bit_length()
+        per = 1 << (-(-hidden // 4 // threads) - 1).bit_length()
     out = np.frombuffer(emulation.run(binary, [rows, hidden, threads, per, eps],
                                       x.tobytes() + delta.tobytes() + w.tobytes()), np.float32)
     residual, normed = out.reshape(2, rows, hidden)
@@ -72,11 +72,14 @@ def test_add_rms_norm_matches_mlx_on_the_gpu(rows, hidden, dtype, rng) -> None: 
     np.testing.assert_allclose(got, ref, rtol=ULPS[dtype] * ULP[dtype], atol=ULP[dtype] * 1e-3)
 
 
-def test_rms_norm_add_is_the_sum_and_its_norm(rng) -> None:  # type: ignore[no-untyped-def]
-    """`RMSNorm.add` on whatever device runs the suite (the kernel on a GPU, two operations
-    on the CPU), against the two operations; with no delta, the norm alone."""
-    x, delta = (mx.array(rng.standard_normal((5, 96)).astype(np.float32)) for _ in range(2))
-    norm = RMSNorm(mx.array(rng.standard_normal(96).astype(np.float32)), 1e-6)
+@pytest.mark.parametrize("hidden", [96, 257])
+def test_rms_norm_add_is_the_sum_and_its_norm(hidden, rng) -> None:  # type: ignore[no-untyped-def]
+    """`RMSNorm.add` on whatever device runs the suite (the kernel on a GPU where rows are
+    whole words, else two operations), against the two operations; with no delta, the norm
+    alone."""
+    x, delta = (mx.array(rng.standard_normal((5, hidden)).astype(np.float32))
+                for _ in range(2))
+    norm = RMSNorm(mx.array(rng.standard_normal(hidden).astype(np.float32)), 1e-6)
     h, n = norm.add(x, delta)
     np.testing.assert_allclose(np.array(h), np.array(x + delta), rtol=1e-6)
     np.testing.assert_allclose(np.array(n), np.array(norm(x + delta)), rtol=1e-5, atol=1e-6)
@@ -91,3 +94,6 @@ def test_add_rms_norm_refuses_mismatched_inputs() -> None:
         kernels.add_rms_norm(x, mx.zeros((2, 9)), mx.zeros((8,)), 1e-5, backend="cuda")
     with pytest.raises(ValueError, match=r"weight must be \[8\]"):
         kernels.add_rms_norm(x, x, mx.zeros((9,)), 1e-5, backend="cuda")
+    odd = mx.zeros((2, 9))
+    with pytest.raises(ValueError, match="not whole 16-byte words"):
+        kernels.add_rms_norm(odd, odd, mx.zeros((9,)), 1e-5, backend="cuda")

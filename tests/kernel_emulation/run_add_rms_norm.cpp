@@ -1,7 +1,7 @@
 // Runs the CUDA residual add + RMS norm (vexel_core/model/kernels/cuda/add_rms_norm.cu) on the
 // CPU; built and driven by tests/test_norm_kernels.py. Usage:
 //   run_add_rms_norm ROWS H THREADS PER EPS < x delta w > residual normed
-// (PER: elements a thread, a power of two up to 128, at least H / THREADS)
+// (PER: 16-byte words a thread, a power of two up to 128, at least H / 4 / THREADS)
 // float32 throughout: x and delta [ROWS, H], w [H] in; residual and normed [ROWS, H] out.
 #include "launch_on_cpu.h"
 
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   auto* f = per == 1 ? run<1> : per == 2 ? run<2> : per == 4 ? run<4> : per == 8 ? run<8>
           : per == 16 ? run<16> : per == 32 ? run<32> : per == 64 ? run<64>
           : per == 128 ? run<128> : nullptr;
-  if (f == nullptr || size_t(per) * threads < size_t(h)) return 3;
+  if (f == nullptr || size_t(per) * threads * 4 < size_t(h) || h % 4) return 3;
   f(rows, threads, x.data(), shape, delta.data(), w.data(), &eps, residual.data(), normed.data());
   fwrite(residual.data(), 4, residual.size(), stdout);
   fwrite(normed.data(), 4, normed.size(), stdout);

@@ -254,6 +254,7 @@ class PagedBackend(_PagedAttention):
         rep = q.shape[1] // pool.k[layer].shape[1]
         if backend is None or not kernels.supports(q.shape[-1], rep, q.dtype, backend=backend):
             return super()._decode(q, layer, batch, scale, softcap, window)
+        kernels.compile_variants(q.shape[-1], rep, q.dtype, pool.block_size, backend)  # once
         plan = batch.plan()
         if len(plan.decode_rows) != q.shape[0]:
             q = q[plan.memo("decode_rows", lambda: mx.array(plan.decode_rows, dtype=mx.int32))]

@@ -17,7 +17,7 @@ import mlx.nn as nn
 
 from vexel_core.attention.base import AttentionBatch
 from vexel_core.gpu import kernel_backend, on_cuda
-from vexel_core.model.kernels import add_rms_norm
+from vexel_core.model import kernels
 from vexel_core.model.linear import Linear
 
 
@@ -45,10 +45,10 @@ class RMSNorm(Norm):
     def add(self, x: mx.array, delta: mx.array | None) -> tuple[mx.array, mx.array]:
         backend = kernel_backend()
         if (backend is None or delta is None or x.ndim != 2 or delta.shape != x.shape
-                or delta.dtype != x.dtype):
+                or delta.dtype != x.dtype or not kernels.fits(x.shape[1], x.dtype)):
             return super().add(x, delta)
         # one launch instead of two, twice per layer (model/kernels)
-        return add_rms_norm(x, delta, self.weight, self.eps, backend=backend)
+        return kernels.add_rms_norm(x, delta, self.weight, self.eps, backend=backend)
 
 
 class LayerNorm(Norm):

@@ -121,6 +121,23 @@ def launch_shape(batch: int, n_kv_heads: int, max_context: int, head_dim: int, r
 
 
 @cache
+def compile_variants(head_dim: int, rep: int, dtype: mx.Dtype, block_size: int,
+                     backend: str) -> None:
+    """Compile now every warp count `launch_shape` may choose for these heads, and the merge.
+    NVRTC takes a second or two a variant on the H200, and a variant first met while serving
+    stalls every request in flight: in session 9, 64 requests of 512 tokens waited 4.0 s for
+    their first token (1.0 s before the warp count varied), batches of 16-32 being the first to
+    take 8- and 16-warp CTAs."""
+    q = mx.zeros((1, rep, head_dim), dtype=dtype)
+    pool = mx.zeros((block_size, 1, head_dim), dtype=dtype)
+    tables, lens = mx.zeros((1, 1), dtype=mx.int32), mx.ones((1,), dtype=mx.int32)
+    mx.eval([paged_decode(q, pool, pool, tables, lens, block_size=block_size, scale=1.0,
+                          backend=backend, warps=w, splits=s)
+             for w in WARP_COUNTS if supports(head_dim, rep, dtype, w, backend)
+             for s in (1, 2)])
+
+
+@cache
 def _merge_kernel(backend: str) -> Any:
     if backend == "cuda":
         return mx.fast.cuda_kernel(

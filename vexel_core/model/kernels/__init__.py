@@ -22,12 +22,18 @@ _HERE = Path(__file__).parent
 _INPUTS = ["x", "delta", "w", "eps"]
 
 
-def launch_shape(hidden: int) -> tuple[int, int]:
-    """(threads a CTA, elements a thread) for rows of *hidden*: each thread keeps its
-    elements in registers; 256 threads up to 8,192 elements (32 each), then 1,024. Elements a
-    thread are a power of two, so that few widths compile."""
-    threads = 256 if hidden <= 256 * 32 else 1024
-    return threads, 1 << max(0, (-(-hidden // threads) - 1).bit_length())
+def launch_shape(hidden: int, dtype: mx.Dtype) -> tuple[int, int]:
+    """(threads a CTA, 16-byte words a thread) for rows of *hidden* elements of *dtype*: one
+    word a thread up to 1,024 threads, then more words (a power of two, so that few widths
+    compile)."""
+    words = hidden * dtype.size // 16
+    threads = min(1024, -(-words // 32) * 32)
+    return threads, 1 << (-(-words // threads) - 1).bit_length()
+
+
+def fits(hidden: int, dtype: mx.Dtype) -> bool:
+    """Whether rows of *hidden* elements are whole 16-byte words (the kernel's loads)."""
+    return hidden * dtype.size % 16 == 0
 
 
 @cache
@@ -61,8 +67,11 @@ def add_rms_norm(x: mx.array, delta: mx.array, weight: mx.array, eps: float, *,
                          f"{x.shape} {x.dtype} and {delta.shape} {delta.dtype}")
     if weight.shape != (x.shape[1],):
         raise ValueError(f"add_rms_norm: weight must be [{x.shape[1]}]; got {weight.shape}")
+    if not fits(x.shape[1], x.dtype):
+        raise ValueError(f"add_rms_norm: rows of {x.shape[1]} x {x.dtype} are not whole "
+                         "16-byte words")
     extra = {} if init_value is None else {"init_value": init_value}
-    threads, per = launch_shape(x.shape[1])
+    threads, per = launch_shape(x.shape[1], x.dtype)
     residual, normed = _kernel(backend)(
         inputs=[x, delta, weight.astype(x.dtype), _eps(eps)],
         template=[("T", x.dtype), ("PER", per)],
