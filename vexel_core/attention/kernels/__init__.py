@@ -19,7 +19,6 @@ into spans over more CTAs (`split_count`), merged by a second kernel (``paged_de
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -45,7 +44,6 @@ _SHARED_LIMIT = {"cuda": 48 * 1024, "metal": 32 * 1024}
 _INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams", "after"]
 
 
-@cache
 def supports(head_dim: int, rep: int, dtype: mx.Dtype, warps: int = WARP_COUNTS[0],
              backend: str = "cuda") -> bool:
     """Whether the kernel takes these heads in CTAs of *warps* warps: rows of whole 16-byte
@@ -163,38 +161,6 @@ def merge_splits(part: mx.array, dtype: mx.Dtype, backend: str) -> mx.array:
     return out
 
 
-@dataclass(frozen=True)
-class _Launch:
-    template: list[tuple[str, Any]]
-    grid: tuple[int, int, int]
-    threadgroup: tuple[int, int, int]
-    output_shapes: list[tuple[int, ...]]
-    splits: int
-
-
-@lru_cache(maxsize=64)
-def _launch(q_shape: tuple[int, ...], n_kv: int, dtype: mx.Dtype, block_size: int,
-            max_context: int, backend: str, splits: int | None, warps: int | None,
-            prefetch: bool) -> _Launch:
-    """The kernel call's arguments besides its inputs, made once per step and shape (every
-    layer of a step asks for the same: ~10 us of Python a layer before, on a 2-core x86)."""
-    B, Hq, D = q_shape
-    if Hq % n_kv:
-        raise ValueError(f"q of {Hq} heads does not fit a pool of {n_kv} KV heads")
-    rep = Hq // n_kv
-    W, S = launch_shape(B, n_kv, max_context, D, rep, dtype, backend, splits)
-    W = warps or W
-    if W not in WARP_COUNTS or not supports(D, rep, dtype, W, backend):
-        raise ValueError(f"paged_decode does not take heads of {D} x {dtype} with {rep} "
-                         f"query heads per KV head in CTAs of {W} warps")
-    threads = W * 32
-    return _Launch(
-        template=[("T", dtype), ("D", D), ("REP", rep), ("BS", block_size), ("WARPS", W),
-                  ("PREFETCH", prefetch)],
-        grid=(B * n_kv * S * threads, 1, 1), threadgroup=(threads, 1, 1),
-        output_shapes=[(B, Hq, D), (1,)] if S == 1 else [(1,), (B, Hq, S, 2 + D)], splits=S)
-
-
 def paged_decode(
     q: mx.array, k_pool: mx.array, v_pool: mx.array, tables: mx.array, ctx_lens: mx.array,
     *, block_size: int, scale: float, softcap: float | None = None, window: int | None = None,
@@ -217,17 +183,27 @@ def paged_decode(
     backend = backend or kernel_backend()
     if backend is None:
         raise ValueError("paged_decode needs a GPU kernel backend")
-    if k_pool.dtype != q.dtype:
+    B, Hq, D = q.shape
+    Hkv = k_pool.shape[1]
+    if Hq % Hkv or k_pool.dtype != q.dtype:
         raise ValueError(f"q {q.shape} {q.dtype} does not fit the pool {k_pool.shape} "
                          f"{k_pool.dtype}")
-    launch = _launch(q.shape, k_pool.shape[1], q.dtype, block_size, max_context, backend,
-                     splits, warps, prefetch)
+    rep = Hq // Hkv
+    W, S = launch_shape(B, Hkv, max_context, D, rep, q.dtype, backend, splits)
+    W = warps or W
+    if W not in WARP_COUNTS or not supports(D, rep, q.dtype, W, backend):
+        raise ValueError(f"paged_decode does not take heads of {D} x {q.dtype} with {rep} "
+                         f"query heads per KV head in CTAs of {W} warps")
+    threads = W * 32
     extra = {} if init_value is None else {"init_value": init_value}
     out, part = _kernel(backend)(
         inputs=[q, k_pool, v_pool, tables.astype(mx.int32), ctx_lens.astype(mx.int32),
-                *_parameters(scale, softcap or 0.0, window or 0, launch.splits),
+                *_parameters(scale, softcap or 0.0, window or 0, S),
                 mx.zeros((1,), dtype=mx.int32) if after is None else after],
-        template=launch.template, grid=launch.grid, threadgroup=launch.threadgroup,
-        output_shapes=launch.output_shapes, output_dtypes=[q.dtype, mx.float32], **extra,
+        template=[("T", q.dtype), ("D", D), ("REP", rep), ("BS", block_size), ("WARPS", W),
+                  ("PREFETCH", prefetch)],
+        grid=(B * Hkv * S * threads, 1, 1), threadgroup=(threads, 1, 1),
+        output_shapes=[(B, Hq, D), (1,)] if S == 1 else [(1,), (B, Hq, S, 2 + D)],
+        output_dtypes=[q.dtype, mx.float32], **extra,
     )
-    return out if launch.splits == 1 else merge_splits(part, q.dtype, backend)
+    return out if S == 1 else merge_splits(part, q.dtype, backend)
