@@ -16,7 +16,7 @@ M=$M,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem
 start=$(date +%s)
 COLS=${1:-4096} BUDGET=${2:-170}
 timeout $((BUDGET + 45)) ncu --clock-control none --kernel-name regex:vx_gemv --csv --metrics $M \
-  python3 benchmarks/kernel_ncu.py --int8-sweep --cols $COLS --formats Q4_0,Q4_K,Q6_K,Q8_0 \
+  python3 benchmarks/kernel_ncu.py --int8-sweep --cols $COLS --formats ${FORMATS:-Q4_0,Q4_K,Q6_K,Q8_0} \
   --launches 2 --budget-s $BUDGET --map $OUT/sweep_map-$COLS.tsv > $OUT/sweep_ncu-$COLS.csv 2>&1
 echo "ncu rc $? after $(( $(date +%s) - start )) s"
 grep -E "^int8-sweep|rror|ERR" $OUT/sweep_ncu-$COLS.csv | cut -c1-220
