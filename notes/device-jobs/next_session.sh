@@ -6,6 +6,8 @@
 # 2: round three of the gemv_int8 sweep (Q4_0, Q4_K, Q6_K: tilings over 48 KiB, now that the
 #    staging slots are in dynamic shared memory; benchmarks/int8_sweep.py) at both shapes.
 # 3: one Q4_0 request beside mlx-lm and llama.cpp.
+# Then, with branch next/gated-gate-up checked out (act(gate) x up inside the gate/up product;
+# written in session 9, never run on a GPU): bash notes/device-jobs/gated_check.sh
 export VEXEL_CACHE=/tmp/vx
 case "$1" in
 1)
