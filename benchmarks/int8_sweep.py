@@ -38,19 +38,25 @@ REGISTERS = 56  # per thread, as nvcc 13.0 allocates them for most tilings (see 
 HAS_MIN = {Q.Q4_K}  # formats whose kernel reads xsum (without it the compiler drops the array)
 
 
-def _t(warps: int, stages: int, per_lane: int, ctas: int) -> Int8Tiling:
-    return Int8Tiling(warps=warps, stages=stages, per_lane=per_lane, ctas=ctas)
+def _t(warps: int, stages: int, per_lane: int, ctas: int, held: bool = False) -> Int8Tiling:
+    return Int8Tiling(warps=warps, stages=stages, per_lane=per_lane, ctas=ctas,
+                      x_in_registers=held)
 
 
 # Round three (session 9): the staging slots moved to dynamic shared memory, so CTAs may hold
 # up to 227 KiB; deeper pipelines of whole-row chunks for eight warps (three stages: 56 KiB of
 # Q4_0 a CTA) and seven-warp CTAs (512 of them give 3,584 warps four rows each, and four fit an
 # SM with three stages).
+# And x held in registers ("+x", the kernel's XREG): with four sub-blocks a lane a 4,096-column
+# row is one chunk, so every row reads the same x.
 _MORE: dict[Q, list[Int8Tiling]] = {
-    Q.Q4_0: [_t(8, 3, 4, 528), _t(7, 3, 4, 528), _t(8, 4, 4, 528), _t(6, 4, 4, 528)],
-    Q.Q4_K: [_t(8, 3, 4, 528), _t(7, 3, 4, 528), _t(8, 4, 4, 528)],
+    Q.Q4_0: [_t(8, 3, 4, 528), _t(7, 3, 4, 528), _t(8, 4, 4, 528), _t(6, 4, 4, 528),
+             _t(8, 2, 4, 528, True), _t(7, 3, 4, 528, True)],
+    Q.Q4_K: [_t(8, 3, 4, 528), _t(7, 3, 4, 528), _t(8, 4, 4, 528),
+             _t(8, 2, 4, 528, True), _t(7, 3, 4, 528, True)],
     Q.Q8_0: [_t(8, 3, 2, 528), _t(4, 4, 4, 660)],
-    Q.Q6_K: [_t(8, 2, 4, 528), _t(4, 4, 4, 660), _t(6, 3, 4, 528), _t(8, 3, 4, 528)],
+    Q.Q6_K: [_t(8, 2, 4, 528), _t(4, 4, 4, 660), _t(6, 3, 4, 528), _t(8, 3, 4, 528),
+             _t(4, 3, 4, 660, True)],
 }
 
 
@@ -76,9 +82,9 @@ def ctas_per_sm(ggml_type: Q, t: Int8Tiling, cols: int) -> int:
     return min(2048 // (32 * t.warps), by_registers, by_smem, 32)
 
 
-def templates() -> list[tuple[str, int, int, int]]:
-    """(format, warps, stages, sub-blocks a lane) of every candidate that fits at some swept
-    row length, once each."""
-    return list(dict.fromkeys((t.name, c.warps, c.stages, c.per_lane)
+def templates() -> list[tuple[str, int, int, int, bool]]:
+    """(format, warps, stages, sub-blocks a lane, x in registers) of every candidate that fits
+    at some swept row length, once each."""
+    return list(dict.fromkeys((t.name, c.warps, c.stages, c.per_lane, c.x_in_registers)
                               for t in INT8_TILINGS for c in candidates(t)
                               if any(c.fits(t, cols) for cols in SHAPES)))

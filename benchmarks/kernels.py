@@ -206,8 +206,11 @@ SWEEP_INT8 = [Int8Tiling(warps=w, stages=st, per_lane=pl, ctas=c)
 
 
 def tiling_label(tiling: GemvTiling | Int8Tiling) -> str:
-    """A tiling's fields joined by "/" (an `Int8Tiling`: warps/stages/sub-blocks a lane/CTAs)."""
-    return "/".join(str(v) for v in vars(tiling).values())
+    """A tiling's numbers joined by "/" (an `Int8Tiling`: warps/stages/sub-blocks a lane/CTAs,
+    then "+x" when x is held in registers)."""
+    values = vars(tiling).values()
+    held = "+x" if getattr(tiling, "x_in_registers", False) else ""
+    return "/".join(str(v) for v in values if not isinstance(v, bool)) + held
 
 
 def sweep(names: Sequence[str], shapes: Sequence[tuple[int, int]], row_counts: Sequence[int],

@@ -37,6 +37,7 @@ from vexel_core.gpu import cuda_header
 from vexel_core.quant.formats import ALL_FORMATS
 from vexel_core.quant.kernels import KERNEL_TYPES, gguf_matmul, gpu_backend, library
 from vexel_core.quant.kernels.library import (
+    CHUNK_ELEMS,
     INT8_MAX_COLS,
     INT8_TILINGS,
     INT8_TYPES,
@@ -149,7 +150,8 @@ def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
             t = tiling if isinstance(tiling, Int8Tiling) else default_int8_tiling(
                 m.ggml_type, m.values.shape[1])
             args = ["gemv_int8", int(m.ggml_type), t.warps, t.stages, t.per_lane,
-                    t.grid(m.rows), m.rows, m.buffer.shape[1], m.skip, int(bf16)]
+                    t.grid(m.rows), m.rows, m.buffer.shape[1], m.skip, int(bf16),
+                    int(t.x_in_registers)]
             y = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()
                                             + np.array(x.view(mx.uint8)).tobytes()), np.uint8)
             return mx.array(y).view(x.dtype).reshape(1, m.rows)
@@ -330,10 +332,10 @@ def _int8_sweep() -> ModuleType:
     return module
 
 
-@pytest.mark.parametrize("name, warps, stages, per_lane", _int8_sweep().templates(),
+@pytest.mark.parametrize("name, warps, stages, per_lane, held", _int8_sweep().templates(),
                          ids=lambda v: str(v))
 def test_int8_sweep_tilings_emulated(
-    name: str, warps: int, stages: int, per_lane: int, rng: np.random.Generator,
+    name: str, warps: int, stages: int, per_lane: int, held: bool, rng: np.random.Generator,
     request: pytest.FixtureRequest,
 ) -> None:
     # Every template of the Nsight Compute sweep's candidates (benchmarks/kernel_ncu.py
@@ -344,13 +346,38 @@ def test_int8_sweep_tilings_emulated(
     m = matrix(T[name], rng, skip=1, path="emulated_cuda")
     x = rng.normal(size=(1, m.values.shape[1])).astype(np.float32)
     xd = mx.array(x).astype(mx.bfloat16)
-    tiling = Int8Tiling(warps=warps, stages=stages, per_lane=per_lane, ctas=1)
+    tiling = Int8Tiling(warps=warps, stages=stages, per_lane=per_lane, ctas=1,
+                        x_in_registers=held)
     got = product("emulated_cuda", xd, m, request, tiling)
     xr = int8_activations(np.array(xd.astype(mx.float32)))
     exact = xr @ m.values.T
     y = np.array(got.astype(mx.float32))
     assert np.isfinite(y).all()
     assert (np.abs(y - exact) <= float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)).all()
+
+
+@pytest.mark.parametrize("ggml_type", sorted(INT8_TYPES, key=int), ids=lambda t: t.name)
+@pytest.mark.parametrize("cols_of_chunk", [1.0, 0.375], ids=["one-chunk", "part-chunk"])
+def test_int8_x_in_registers_emulated(
+    ggml_type: T, cols_of_chunk: float, rng: np.random.Generator,
+    request: pytest.FixtureRequest,
+) -> None:
+    # XREG where it is meant to serve: rows of exactly one chunk (every row then reads the
+    # same x from registers), and of part of one (lanes past the row's end hold a clamped
+    # block they never use). Two-chunk rows, where the second chunk reads shared memory, are
+    # in the sweep's test above. Same bound as there.
+    elems = FORMATS[ggml_type].block_elems
+    cols = int(CHUNK_ELEMS * 4 * cols_of_chunk) // elems * elems
+    buffer = random_raw(ggml_type, EMULATED_ROWS + 1, cols, rng)
+    values = gguf_dequantize(buffer[1:], ggml_type).astype(np.float64)
+    m = Matrix(buffer, 1, ggml_type, values)
+    xd = mx.array(rng.normal(size=(1, cols)).astype(np.float32)).astype(mx.bfloat16)
+    tiling = Int8Tiling(warps=2, stages=2, per_lane=4, ctas=2, x_in_registers=True)
+    y = np.array(product("emulated_cuda", xd, m, request, tiling).astype(mx.float32))
+    xr = int8_activations(np.array(xd.astype(mx.float32)))
+    exact = xr @ values.T
+    assert np.isfinite(y).all()
+    assert (np.abs(y - exact) <= float32_bound(xr, values) + 2.0**-8 * np.abs(exact)).all()
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 // tests/test_quant_kernels.py. Usage (raw blocks, then the activations, on stdin):
 //   run_kernels gemv GGML_TYPE MT ROWS WARPS STAGES N ROW_BYTES M SKIP_ROWS BF16  > y
 //   run_kernels dequant GGML_TYPE N ROW_BYTES SKIP_ROWS                           > W
-//   run_kernels gemv_int8 GGML_TYPE WARPS STAGES PER_LANE CTAS N ROW_BYTES SKIP_ROWS BF16 > y
-//   (one x row; CTAS as Int8Tiling.grid gives them)
+//   run_kernels gemv_int8 GGML_TYPE WARPS STAGES PER_LANE CTAS N ROW_BYTES SKIP_ROWS BF16 XREG > y
+//   (one x row; CTAS as Int8Tiling.grid gives them; XREG 1: x held in registers)
 // SKIP_ROWS rows of the input precede the weight, so it starts off 16-byte alignment. BF16=1:
 // activations and y in bfloat16 (else float32, as W always is).
 #include "prelude.cuh"
@@ -58,11 +58,16 @@ int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
   if (fread(x.data(), sizeof(T), x.size(), stdin) != x.size()) return 4;
   const int warps = atoi(argv[3]), stages = atoi(argv[4]), per_lane = atoi(argv[5]);
   const int grid = atoi(argv[6]);
+  const bool held = atoi(argv[11]);
   auto run = [&](auto kernel) { launch(grid, warps * 32, [&] { kernel(w, x.data(), y.data(), n, row_bytes); }); };
   // The tilings the tests use: the defaults, two CTAs of two warps, and the (warps, stages,
   // sub-blocks a lane) of benchmarks/int8_sweep.py's candidates.
 #define VX_INT8_TILING(W, S, P) \
-  else if (warps == W && stages == S && per_lane == P) run(vx::gemv_int8<TYPE, T, W, S, P, KCAP>);
+  else if (!held && warps == W && stages == S && per_lane == P) \
+    run(vx::gemv_int8<TYPE, T, W, S, P, KCAP, false>);
+#define VX_INT8_HELD(W, S, P) \
+  else if (held && warps == W && stages == S && per_lane == P) \
+    run(vx::gemv_int8<TYPE, T, W, S, P, KCAP, true>);
   if (false) {}
   VX_INT8_TILING(8, 3, 1) VX_INT8_TILING(8, 3, 2) VX_INT8_TILING(2, 2, 1) VX_INT8_TILING(2, 2, 2)
   VX_INT8_TILING(8, 4, 1) VX_INT8_TILING(8, 4, 2) VX_INT8_TILING(8, 2, 2) VX_INT8_TILING(8, 2, 4)
@@ -70,8 +75,10 @@ int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
   VX_INT8_TILING(4, 4, 2) VX_INT8_TILING(4, 2, 4) VX_INT8_TILING(4, 3, 4) VX_INT8_TILING(4, 4, 4)
   VX_INT8_TILING(8, 3, 4) VX_INT8_TILING(7, 3, 4) VX_INT8_TILING(8, 4, 4) VX_INT8_TILING(6, 4, 4)
   VX_INT8_TILING(6, 3, 4)
+  VX_INT8_HELD(8, 2, 4) VX_INT8_HELD(7, 3, 4) VX_INT8_HELD(4, 3, 4) VX_INT8_HELD(2, 2, 4)
   else return 3;
 #undef VX_INT8_TILING
+#undef VX_INT8_HELD
   fwrite(y.data(), sizeof(T), y.size(), stdout);
   return 0;
 }

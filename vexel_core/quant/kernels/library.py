@@ -85,6 +85,8 @@ class Int8Tiling:
     stages: int = 3
     per_lane: int = 1
     ctas: int = 528
+    # a lane's share of x's first chunk in registers (the kernel's XREG; session 9, unmeasured)
+    x_in_registers: bool = False
 
     def grid(self, rows: int) -> int:
         """CTAs for *rows* weight rows: as few warps as give each the same number of rows as
@@ -335,7 +337,7 @@ def _int8_launch(
     threads = tiling.warps * 32
     template = [("GGML_TYPE", int(ggml_type)), ("T", x_dtype), ("WARPS", tiling.warps),
                 ("STAGES", tiling.stages), ("PER_LANE", tiling.per_lane),
-                ("KCAP", int8_kcap(cols))]
+                ("KCAP", int8_kcap(cols)), ("XREG", tiling.x_in_registers)]
     return _Launch(template, (tiling.grid(rows) * threads, 1, 1), (threads, 1, 1), (1, rows),
                    x_dtype, tiling.stage_bytes(ggml_type))
 

@@ -125,7 +125,7 @@ __device__ __forceinline__ float round_block(const T* x, int8_t* q, int* sum) {
   return __fdiv_rn(amax, 127.0f);
 }
 
-template <int GGML_TYPE, class T, int WARPS, int STAGES, int PER_LANE, int KCAP>
+template <int GGML_TYPE, class T, int WARPS, int STAGES, int PER_LANE, int KCAP, bool XREG>
 __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, int N,
                                           int row_bytes) {
   using F = typename FormatOf<GGML_TYPE>::type;
@@ -181,6 +181,24 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
   }
   __syncthreads();
 
+  // XREG: a lane's share of x's first chunk stays in registers. When a row is one chunk
+  // (Llama's 4,096 columns with four sub-blocks a lane) every row reads the same x, so the
+  // inner loop loses its shared-memory loads of x, about half its shared-memory traffic.
+  // Costs ~10 registers a sub-block a lane. Later chunks, if any, read shared memory.
+  uint4 xr[XREG ? PER_LANE : 1][2];
+  float xdr[XREG ? PER_LANE : 1];
+  int xsr[XREG ? PER_LANE : 1];
+  if constexpr (XREG) {
+#pragma unroll
+    for (int u = 0; u < PER_LANE; ++u) {
+      const int e = min(lane + 32 * u, nx - 1);  // chunk 0: x's block is the sub-block
+      xr[u][0] = reinterpret_cast<const uint4*>(xq + 32 * e)[0];
+      xr[u][1] = reinterpret_cast<const uint4*>(xq + 32 * e)[1];
+      xdr[u] = xd[e];
+      xsr[u] = xsum[e];
+    }
+  }
+
   const int base = int(reinterpret_cast<uintptr_t>(w) & 15);
   float acc = 0.0f;
   for (int i = 0; i < items; ++i) {
@@ -201,8 +219,10 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
       int q[8];
       I::ints(slot, at, j, q);
       const int e = b * SUBS + j;  // x's 32-element block
-      const uint4 xa = reinterpret_cast<const uint4*>(xq + 32 * e)[0];
-      const uint4 xb = reinterpret_cast<const uint4*>(xq + 32 * e)[1];
+      const bool held = XREG && here.chunk == 0;
+      const uint4 xa = held ? xr[XREG ? u : 0][0] : reinterpret_cast<const uint4*>(xq + 32 * e)[0];
+      const uint4 xb = held ? xr[XREG ? u : 0][1] : reinterpret_cast<const uint4*>(xq + 32 * e)[1];
+      const float dx = held ? xdr[XREG ? u : 0] : xd[e];
       int lo = __dp4a(q[0], int(xa.x), 0);
       lo = __dp4a(q[1], int(xa.y), lo);
       lo = __dp4a(q[2], int(xa.z), lo);
@@ -217,9 +237,9 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
       } else {
         const float2 sc = F::group(block, j);
         t = sc.x * float(lo + hi);
-        if constexpr (F::HAS_MIN) t = fmaf(sc.y, float(xsum[e]), t);
+        if constexpr (F::HAS_MIN) t = fmaf(sc.y, float(held ? xsr[XREG ? u : 0] : xsum[e]), t);
       }
-      acc = fmaf(xd[e], t, acc);
+      acc = fmaf(dx, t, acc);
     }
     if (here.chunk == nchunks - 1) {
 #pragma unroll
