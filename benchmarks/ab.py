@@ -25,8 +25,7 @@ def inline_headers() -> None:
     def inline_header(files: Sequence[Path]) -> str:
         return "\n".join(Path(f).read_text() for f in files) + "\n"
 
-    for name in ("vexel_core.attention.kernels", "vexel_core.kvcache.kernels",
-                 "vexel_core.quant.kernels.library"):
+    for name in ("vexel_core.gpu", "vexel_core.quant.kernels.library"):
         importlib.import_module(name).cuda_header = inline_header
 
 

@@ -1,6 +1,7 @@
 """What Vexel needs to know of MLX's GPU: whether MLX computes on CUDA (`on_cuda`), which
 family of Vexel's own kernels runs there (`kernel_backend`), how weights get into its
-memory (`device_resident`) and how a CUDA kernel's header names its sources (`cuda_header`)."""
+memory (`device_resident`), how a CUDA kernel's header names its sources (`cuda_header`) and
+how a kernel is made from its source files (`source_kernel`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import mlx.core as mx
 
@@ -81,3 +83,21 @@ def cuda_header(files: Sequence[Path]) -> str:
         else:
             parts.append(f'#include "{path}"')
     return "\n".join(parts) + "\n"
+
+
+def source_kernel(backend: str, folder: Path, name: str, inputs: Sequence[str],
+                  outputs: Sequence[str], *, header: str | None = None,
+                  ensure_row_contiguous: bool = True) -> Any:
+    """MLX's custom kernel ``vx_<name>`` for *backend* from *folder*'s sources: on CUDA the
+    body ``cuda/<name>.cu`` with ``cuda/<header or name>.cuh`` included (`cuda_header`), on
+    Metal ``metal/<name>.metal``, a whole body. Kernels of the attention, cache and model
+    layers are made this way; the quantized products (`vexel_core.quant.kernels`) build
+    theirs from shared headers."""
+    if backend == "cuda":
+        return mx.fast.cuda_kernel(
+            f"vx_{name}", inputs, outputs, (folder / "cuda" / f"{name}.cu").read_text(),
+            cuda_header([folder / "cuda" / f"{header or name}.cuh"]),
+            ensure_row_contiguous=ensure_row_contiguous)
+    return mx.fast.metal_kernel(
+        f"vx_{name}", inputs, outputs, (folder / "metal" / f"{name}.metal").read_text(),
+        ensure_row_contiguous=ensure_row_contiguous)

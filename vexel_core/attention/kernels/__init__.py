@@ -25,7 +25,7 @@ from typing import Any
 
 import mlx.core as mx
 
-from vexel_core.gpu import cuda_header, kernel_backend
+from vexel_core.gpu import kernel_backend, source_kernel
 
 _HERE = Path(__file__).parent
 WARP_COUNTS = (4, 8, 16)  # warps per CTA that `warp_count` chooses among (template values)
@@ -63,14 +63,7 @@ def shared_bytes(head_dim: int, rep: int, warps: int) -> int:
 
 @cache
 def _kernel(backend: str) -> Any:
-    if backend == "cuda":
-        return mx.fast.cuda_kernel(
-            name="vx_paged_decode", input_names=_INPUTS, output_names=["out", "part"],
-            source=(_HERE / "cuda" / "paged_decode.cu").read_text(),
-            header=cuda_header([_HERE / "cuda" / "paged_decode.cuh"]))
-    return mx.fast.metal_kernel(
-        name="vx_paged_decode", input_names=_INPUTS, output_names=["out", "part"],
-        source=(_HERE / "metal" / "paged_decode.metal").read_text())
+    return source_kernel(backend, _HERE, "paged_decode", _INPUTS, ["out", "part"])
 
 
 @lru_cache(maxsize=256)
@@ -139,14 +132,8 @@ def compile_variants(head_dim: int, rep: int, dtype: mx.Dtype, block_size: int,
 
 @cache
 def _merge_kernel(backend: str) -> Any:
-    if backend == "cuda":
-        return mx.fast.cuda_kernel(
-            name="vx_paged_decode_merge", input_names=["part"], output_names=["out"],
-            source=(_HERE / "cuda" / "paged_decode_merge.cu").read_text(),
-            header=cuda_header([_HERE / "cuda" / "paged_decode.cuh"]))
-    return mx.fast.metal_kernel(
-        name="vx_paged_decode_merge", input_names=["part"], output_names=["out"],
-        source=(_HERE / "metal" / "paged_decode_merge.metal").read_text())
+    return source_kernel(backend, _HERE, "paged_decode_merge", ["part"], ["out"],
+                         header="paged_decode")
 
 
 def merge_splits(part: mx.array, dtype: mx.Dtype, backend: str) -> mx.array:

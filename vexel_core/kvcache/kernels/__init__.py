@@ -16,7 +16,7 @@ from typing import Any
 
 import mlx.core as mx
 
-from vexel_core.gpu import cuda_header
+from vexel_core.gpu import source_kernel
 
 _HERE = Path(__file__).parent
 _INPUTS = ["k", "v", "slots", "k_pool", "v_pool", "after"]
@@ -25,16 +25,8 @@ _THREADS = 256
 
 @cache
 def _kernel(backend: str) -> Any:
-    if backend == "cuda":
-        return mx.fast.cuda_kernel(
-            name="vx_cache_write", input_names=_INPUTS, output_names=["done"],
-            source=(_HERE / "cuda" / "cache_write.cu").read_text(),
-            header=cuda_header([_HERE / "cuda" / "cache_write.cuh"]),
-            ensure_row_contiguous=False)
-    return mx.fast.metal_kernel(
-        name="vx_cache_write", input_names=_INPUTS, output_names=["done"],
-        source=(_HERE / "metal" / "cache_write.metal").read_text(),
-        ensure_row_contiguous=False)
+    return source_kernel(backend, _HERE, "cache_write", _INPUTS, ["done"],
+                         ensure_row_contiguous=False)
 
 
 def cache_write(

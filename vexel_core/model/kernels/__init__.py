@@ -16,7 +16,7 @@ from typing import Any
 
 import mlx.core as mx
 
-from vexel_core.gpu import cuda_header
+from vexel_core.gpu import source_kernel
 
 _HERE = Path(__file__).parent
 _INPUTS = ["x", "delta", "w", "eps"]
@@ -38,14 +38,7 @@ def fits(hidden: int, dtype: mx.Dtype) -> bool:
 
 @cache
 def _kernel(backend: str) -> Any:
-    if backend == "cuda":
-        return mx.fast.cuda_kernel(
-            name="vx_add_rms_norm", input_names=_INPUTS, output_names=["residual", "normed"],
-            source=(_HERE / "cuda" / "add_rms_norm.cu").read_text(),
-            header=cuda_header([_HERE / "cuda" / "add_rms_norm.cuh"]))
-    return mx.fast.metal_kernel(
-        name="vx_add_rms_norm", input_names=_INPUTS, output_names=["residual", "normed"],
-        source=(_HERE / "metal" / "add_rms_norm.metal").read_text())
+    return source_kernel(backend, _HERE, "add_rms_norm", _INPUTS, ["residual", "normed"])
 
 
 @lru_cache(maxsize=64)
