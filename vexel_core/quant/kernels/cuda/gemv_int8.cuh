@@ -220,9 +220,10 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
       I::ints(slot, at, j, q);
       const int e = b * SUBS + j;  // x's 32-element block
       const bool held = XREG && here.chunk == 0;
-      const uint4 xa = held ? xr[XREG ? u : 0][0] : reinterpret_cast<const uint4*>(xq + 32 * e)[0];
-      const uint4 xb = held ? xr[XREG ? u : 0][1] : reinterpret_cast<const uint4*>(xq + 32 * e)[1];
-      const float dx = held ? xdr[XREG ? u : 0] : xd[e];
+      const int h = XREG ? u : 0;  // the held slot (arrays of one when nothing is held)
+      const uint4 xa = held ? xr[h][0] : reinterpret_cast<const uint4*>(xq + 32 * e)[0];
+      const uint4 xb = held ? xr[h][1] : reinterpret_cast<const uint4*>(xq + 32 * e)[1];
+      const float dx = held ? xdr[h] : xd[e];
       int lo = __dp4a(q[0], int(xa.x), 0);
       lo = __dp4a(q[1], int(xa.y), lo);
       lo = __dp4a(q[2], int(xa.z), lo);
@@ -237,7 +238,7 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
       } else {
         const float2 sc = F::group(block, j);
         t = sc.x * float(lo + hi);
-        if constexpr (F::HAS_MIN) t = fmaf(sc.y, float(held ? xsr[XREG ? u : 0] : xsum[e]), t);
+        if constexpr (F::HAS_MIN) t = fmaf(sc.y, float(held ? xsr[h] : xsum[e]), t);
       }
       acc = fmaf(dx, t, acc);
     }
