@@ -26,7 +26,6 @@ from gguf import GGMLQuantizationType
 from vexel_core.quant.kernels.library import (
     INT8_TILINGS,
     Int8Tiling,
-    int8_kcap,
 )
 
 Q = GGMLQuantizationType
@@ -35,7 +34,6 @@ SM_COUNT = 132  # H200
 SMEM_PER_SM = 228 * 1024  # of which the driver reserves 1 KiB per CTA
 RESERVED_PER_CTA = 1024
 REGISTERS = 56  # per thread, as nvcc 13.0 allocates them for most tilings (see above)
-HAS_MIN = {Q.Q4_K}  # formats whose kernel reads xsum (without it the compiler drops the array)
 
 
 def _t(warps: int, stages: int, per_lane: int, ctas: int, held: bool = False) -> Int8Tiling:
@@ -66,19 +64,12 @@ def candidates(ggml_type: Q) -> list[Int8Tiling]:
     return list(dict.fromkeys([*(t for _, t in INT8_TILINGS[ggml_type]), *_MORE[ggml_type]]))
 
 
-def shared_bytes(ggml_type: Q, t: Int8Tiling, cols: int, declared: bool = True) -> int:
-    """`Int8Tiling.shared_bytes`; ``declared=False``: less xsum where the format never reads
-    it (what the compiler allocates)."""
-    unused = 0 if declared or ggml_type in HAS_MIN else int8_kcap(cols) // 32 * 4
-    return t.shared_bytes(ggml_type, cols) - unused
-
-
 def ctas_per_sm(ggml_type: Q, t: Int8Tiling, cols: int) -> int:
     """CTAs one SM can hold: by threads (2,048), registers (`REGISTERS`, 256 a warp's
     allocation unit, four partitions of 16,384) and shared memory (allocated bytes)."""
     per_warp = -(-REGISTERS * 32 // 256) * 256
     by_registers = 4 * (16384 // per_warp) // t.warps
-    by_smem = SMEM_PER_SM // (shared_bytes(ggml_type, t, cols, declared=False) + RESERVED_PER_CTA)
+    by_smem = SMEM_PER_SM // (t.shared_bytes(ggml_type, cols) + RESERVED_PER_CTA)
     return min(2048 // (32 * t.warps), by_registers, by_smem, 32)
 
 

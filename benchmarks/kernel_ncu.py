@@ -17,7 +17,7 @@ skips the 8-row products, the affine and bf16 comparisons.
 selects: the first tiling of each format (its default) first, then the next of each format,
 and so on, so that a run cut short by
 ``--budget-s`` (seconds since start; no new tiling after it) still has the first tilings of
-every format. Tilings over 48 KiB of static shared memory are skipped and said so. Each tiling
+every format. Tilings over SHARED_MAX bytes of shared memory are skipped and said so. Each tiling
 prints "int8-sweep INDEX FORMAT TILING ..." to stderr, with the Nsight Compute IDs of its
 launches, and ``--map FILE`` writes the same as a table that ``ncu_summary.py --map`` reads.
 Each product is compared with the default tiling's ("ok" or "WRONG").
@@ -71,7 +71,7 @@ def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | N
     next_id = 0  # Nsight Compute numbers the launches it profiles from 0
     for index, (name, tiling) in enumerate(plan):
         t = GGMLQuantizationType[name]
-        label, smem = tiling_label(tiling), sweep.shared_bytes(t, tiling, cols)
+        label, smem = tiling_label(tiling), tiling.shared_bytes(t, cols)
         if not tiling.fits(t, cols):
             print(f"int8-sweep {index} {name} {label} skipped: {smem} bytes of shared memory, "
                   f"over {SHARED_MAX}", file=sys.stderr, flush=True)

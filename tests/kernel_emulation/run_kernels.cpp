@@ -48,10 +48,11 @@ int run_gemv(char** argv, const uint8_t* w, int n, int row_bytes, int m, int k) 
   return 0;
 }
 
-// One activation row through gemv_int8 with the tiling asked for (x's copy: up to 8192 values).
+// One activation row through gemv_int8 with the tiling asked for (x's copy: up to 16,384
+// values, INT8_MAX_COLS).
 template <int TYPE, class T>
 int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
-  constexpr int KCAP = 8192;
+  constexpr int KCAP = 16384;
   if (k > KCAP) return 5;
   std::vector<T> x(k), y(n);
   std::memset(y.data(), 0xFF, y.size() * sizeof(T));  // NaN in float32 and bfloat16

@@ -70,7 +70,7 @@ class GemvTiling:
 
 
 INT8_TYPES: frozenset[GGMLQuantizationType] = frozenset({Q.Q4_0, Q.Q8_0, Q.Q4_K, Q.Q6_K})
-INT8_MAX_COLS = 16384  # x's rounded copy lives in static shared memory (48 KiB per CTA)
+INT8_MAX_COLS = 16384  # the longest rows the tilings were measured and tested at
 SHARED_MAX = 227 * 1024  # static and dynamic together, per CTA (sm_90's opt-in limit)
 
 
@@ -96,23 +96,18 @@ class Int8Tiling:
         warps = -(-rows // per_warp)
         return -(-warps // self.warps)
 
-    def stage_bytes(self, ggml_type: GGMLQuantizationType) -> int:
-        """Dynamic shared memory of one CTA: the staging slots ``[WARPS][STAGES][SLOT]``, a
-        slot being a chunk's bytes rounded as the kernel's SLOT is."""
+    def shared_bytes(self, ggml_type: GGMLQuantizationType, cols: int) -> int:
+        """Shared memory of one CTA, all of it dynamic: the staging slots
+        ``[WARPS][STAGES][SLOT]`` (a slot being a chunk's bytes rounded as the kernel's SLOT
+        is), then x's rounded copy ``xq[KCAP]`` with its scales ``xd`` and sums ``xsum``
+        (``KCAP / 32`` each)."""
         elems, nbytes = block_shape(ggml_type)
         slot = (CHUNK_ELEMS * self.per_lane // elems * nbytes + 15 + 6 + 15) // 16 * 16
-        return self.warps * self.stages * slot
-
-    def shared_bytes(self, ggml_type: GGMLQuantizationType, cols: int) -> int:
-        """Shared memory of one CTA: the staging slots (`stage_bytes`), and x's rounded copy
-        ``xq[KCAP]`` with its scales ``xd`` and sums ``xsum`` (``KCAP / 32`` each), which
-        the kernel declares statically."""
         kcap = int8_kcap(cols)
-        return self.stage_bytes(ggml_type) + kcap + 2 * 4 * (kcap // 32)
+        return self.warps * self.stages * slot + kcap + 2 * 4 * (kcap // 32)
 
     def fits(self, ggml_type: GGMLQuantizationType, cols: int) -> bool:
-        """Whether a CTA's shared memory for rows of *cols* stays within sm_90's 227 KiB (the
-        static part within 48 KiB, which INT8_MAX_COLS ensures)."""
+        """Whether a CTA's shared memory for rows of *cols* stays within sm_90's 227 KiB."""
         return self.shared_bytes(ggml_type, cols) <= SHARED_MAX
 
 
@@ -339,7 +334,7 @@ def _int8_launch(
                 ("STAGES", tiling.stages), ("PER_LANE", tiling.per_lane),
                 ("KCAP", int8_kcap(cols)), ("XREG", tiling.x_in_registers)]
     return _Launch(template, (tiling.grid(rows) * threads, 1, 1), (threads, 1, 1), (1, rows),
-                   x_dtype, tiling.stage_bytes(ggml_type))
+                   x_dtype, tiling.shared_bytes(ggml_type, cols))
 
 
 @cache

@@ -136,13 +136,18 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
   // room for the chunk's offset in its first 16-byte word and for the extra word words_at reads
   constexpr int SLOT = (BYTES + 15 + 6 + 15) / 16 * 16;
   static_assert(BLOCKS * SUBS == 32 * PER_LANE, "whole blocks per chunk");
-  // The staging slots live in dynamic shared memory (Int8Tiling.stage_bytes): three stages of
-  // whole-row chunks for eight warps pass the 48 KiB a CTA may declare.
-  VX_DYNAMIC_SHARED(stage_words);
-  auto stage = reinterpret_cast<uint32_t (*)[STAGES][SLOT / 4]>(stage_words);
-  __shared__ __align__(16) int8_t xq[KCAP];
-  __shared__ float xd[KCAP / 32];
-  __shared__ int xsum[KCAP / 32];
+  // All of the CTA's shared memory is dynamic (Int8Tiling.shared_bytes): the staging slots,
+  // then x's rounded copy xq[KCAP] with its scales xd and sums xsum (KCAP / 32 each). Three
+  // stages of whole-row chunks for eight warps pass the 48 KiB a CTA may declare, and MLX opts
+  // a kernel in to more only when its dynamic part alone passes 48,000 bytes: with x's copy
+  // static, 8/2/4 at K = 14,336 (17.5 KiB static, 36.5 dynamic) failed to launch (session 10).
+  // MLX also opts in once per compiled kernel, at its first launch: KCAP stays a template
+  // argument, so every size of shared memory is its own kernel.
+  VX_DYNAMIC_SHARED(shared_words);
+  auto stage = reinterpret_cast<uint32_t (*)[STAGES][SLOT / 4]>(shared_words);
+  int8_t* xq = reinterpret_cast<int8_t*>(shared_words + WARPS * STAGES * SLOT / 4);
+  float* xd = reinterpret_cast<float*>(xq + KCAP);
+  int* xsum = reinterpret_cast<int*>(xd + KCAP / 32);
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int nb = row_bytes / F::BB;  // blocks per row
