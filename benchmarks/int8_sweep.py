@@ -41,20 +41,18 @@ def _t(warps: int, stages: int, per_lane: int, ctas: int, held: bool = False) ->
                       x_in_registers=held)
 
 
-# Round three (session 9): the staging slots moved to dynamic shared memory, so CTAs may hold
-# up to 227 KiB; deeper pipelines of whole-row chunks for eight warps (three stages: 56 KiB of
-# Q4_0 a CTA) and seven-warp CTAs (512 of them give 3,584 warps four rows each, and four fit an
-# SM with three stages).
-# And x held in registers ("+x", the kernel's XREG): with four sub-blocks a lane a 4,096-column
-# row is one chunk, so every row reads the same x.
+# Round four (session 10). Round three (deeper pipelines of whole-row chunks, seven-warp CTAs,
+# x in registers; notes/gpu-kernels.md) won nothing, and Nsight Compute's sections showed the
+# SMs active for 77% of the kernel's cycles: `Int8Tiling.grid` gives every warp the same
+# number of rows by shrinking the grid (448 CTAs of 528 at 14336x4096), so 52 SMs ran four
+# CTAs and 80 three. Here every CTA count is a whole number of CTAs per SM (by registers and
+# shared memory at 4,096 columns), for `kernel_ncu.py --grid fill`, which launches all of them.
 _MORE: dict[Q, list[Int8Tiling]] = {
-    Q.Q4_0: [_t(8, 3, 4, 528), _t(7, 3, 4, 528), _t(8, 4, 4, 528), _t(6, 4, 4, 528),
-             _t(8, 2, 4, 528, True), _t(7, 3, 4, 528, True)],
-    Q.Q4_K: [_t(8, 3, 4, 528), _t(7, 3, 4, 528), _t(8, 4, 4, 528),
-             _t(8, 2, 4, 528, True), _t(7, 3, 4, 528, True)],
+    Q.Q4_0: [_t(8, 2, 4, 528), _t(4, 2, 4, 1188), _t(6, 2, 4, 792), _t(4, 3, 4, 792),
+             _t(8, 3, 4, 396)],
+    Q.Q4_K: [_t(8, 2, 4, 528), _t(4, 2, 4, 1188), _t(6, 2, 4, 792), _t(4, 3, 4, 792)],
     Q.Q8_0: [_t(8, 3, 2, 528), _t(4, 4, 4, 660)],
-    Q.Q6_K: [_t(8, 2, 4, 528), _t(4, 4, 4, 660), _t(6, 3, 4, 528), _t(8, 3, 4, 528),
-             _t(4, 3, 4, 660, True)],
+    Q.Q6_K: [_t(4, 2, 4, 924), _t(4, 3, 4, 660), _t(8, 2, 4, 396), _t(6, 2, 4, 660)],
 }
 
 
