@@ -42,11 +42,12 @@ def _t(warps: int, stages: int, per_lane: int, ctas: int, held: bool = False) ->
 
 
 # Round four (session 10). Round three (deeper pipelines of whole-row chunks, seven-warp CTAs,
-# x in registers; notes/gpu-kernels.md) won nothing, and Nsight Compute's sections showed the
-# SMs active for 77% of the kernel's cycles: `Int8Tiling.grid` gives every warp the same
-# number of rows by shrinking the grid (448 CTAs of 528 at 14336x4096), so 52 SMs ran four
-# CTAs and 80 three. Here every CTA count is a whole number of CTAs per SM (by registers and
-# shared memory at 4,096 columns), for `kernel_ncu.py --grid fill`, which launches all of them.
+# x in registers) won nothing, and Nsight Compute showed the SMs active for 77% of the
+# kernel's cycles: `Int8Tiling.grid` gives every warp the same number of rows by shrinking
+# the grid (448 CTAs of 528 at 14336x4096), so 52 SMs ran four CTAs and 80 three. Here every
+# CTA count is a whole number of CTAs per SM at 4,096 columns. Call C also launched every CTA
+# (a patched `grid`): within 3% at 4,096 columns, 30% slower at 14,336 (each CTA rounds all
+# of x), so `grid` stayed. 4/2/4/792 won for Q4_0, Q4_K and Q6_K (notes/gpu-kernels.md).
 _MORE: dict[Q, list[Int8Tiling]] = {
     Q.Q4_0: [_t(8, 2, 4, 528), _t(4, 2, 4, 1188), _t(6, 2, 4, 792), _t(4, 3, 4, 792),
              _t(8, 3, 4, 396)],

@@ -123,12 +123,7 @@ def main() -> None:
     ap.add_argument("--launches", type=int, default=2)
     ap.add_argument("--budget-s", type=float, default=None)
     ap.add_argument("--map", default=None)
-    ap.add_argument("--grid", choices=["even", "fill"], default="even",
-                    help="gemv_int8's grid: Int8Tiling.grid (every warp the same number of "
-                         "rows), or all of the tiling's CTAs (each warp at least one row)")
     a = ap.parse_args()
-    if a.grid == "fill":
-        Int8Tiling.grid = lambda self, rows: min(self.ctas, -(-rows // self.warps))  # type: ignore[method-assign]
     if a.int8_sweep:
         int8_sweep(a.formats.split(","), a.cols, a.launches, a.budget_s, a.map)
         return

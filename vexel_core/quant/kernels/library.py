@@ -116,26 +116,25 @@ def int8_kcap(cols: int) -> int:
     return -(-cols // CHUNK_ELEMS) * CHUNK_ELEMS
 
 
-# Per format, the tilings Nsight Compute timed fastest on the H200 (one bf16 row, session 8's
-# sweeps at 14336x4096 and 4096x14336, notes/gpu-kernels.md), each with the longest row it
-# serves: the first was measured at K = 4,096, the second at K = 14,336; the switch sits where
-# the first stopped fitting 48 KiB of static shared memory in session 8 (rows between are
-# unmeasured). Bigger chunks won: four sub-blocks a lane (4,096 elements, a whole Llama row)
-# for Q4_0, Q4_K and Q6_K, two for Q8_0. Long rows took fewer stages and CTAs per SM: more
-# CTAs than fit at once (1,056 of four warps at K = 14,336) ran a second wave and lost 20-30%.
+# Per format, the tilings Nsight Compute timed fastest on the H200 (one bf16 row; sweeps at
+# 14336x4096 and 4096x14336, notes/gpu-kernels.md), each with the longest row it serves.
+# Bigger chunks won: four sub-blocks a lane (4,096 elements, a whole Llama row) for Q4_0, Q4_K
+# and Q6_K, two for Q8_0. Four warps, two stages and 792 CTAs (six an SM) won at both shapes
+# for those three in session 10 (calls A and C; it had won 4096x14336 in session 8); deeper
+# pipelines, x in registers and grids filling every SM evenly did not. More CTAs than fit at
+# once (1,056 of four warps at K = 14,336) ran a second wave and lost 20-30%.
+_FOUR_BY_TWO = Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792)
 INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
-    # 14336x4096: 14.9 us (session 7's 8/3/2: 17.5); 4096x14336: 17.2 (18.4)
-    Q.Q4_0: ((9216, Int8Tiling(warps=8, stages=2, per_lane=4, ctas=528)),
-             (INT8_MAX_COLS, Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792))),
-    # 18.6 us (20.2); 21.0 (21.1)
-    Q.Q4_K: ((9216, Int8Tiling(warps=8, stages=2, per_lane=4, ctas=528)),
-             (INT8_MAX_COLS, Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792))),
-    # 20.5 us (22.2); 23.9 (the same tiling)
+    # 14336x4096: 14.8 us (8/2/4/528: 15.0; session 7's 8/3/2: 17.5); 4096x14336: 17.3 (18.4)
+    Q.Q4_0: ((INT8_MAX_COLS, _FOUR_BY_TWO),),
+    # 18.3 us (8/2/4/528: 18.5; session 7: 20.2); 20.6 (21.1)
+    Q.Q4_K: ((INT8_MAX_COLS, _FOUR_BY_TWO),),
+    # 20.5 us (22.2); 23.9 (the same tiling); the switch where session 8's 48 KiB of static
+    # shared memory ran out (rows between are unmeasured)
     Q.Q8_0: ((10240, Int8Tiling(warps=4, stages=4, per_lane=2, ctas=660)),
              (INT8_MAX_COLS, Int8Tiling(warps=8, stages=3, per_lane=1, ctas=528))),
-    # 22.5 us (26.5); 24.0 (26.7)
-    Q.Q6_K: ((6144, Int8Tiling(warps=4, stages=3, per_lane=4, ctas=660)),
-             (INT8_MAX_COLS, Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792))),
+    # 21.4 us (4/3/4/660: 22.6; session 7's 8/3/1: 26.5); 24.0 (26.7)
+    Q.Q6_K: ((INT8_MAX_COLS, _FOUR_BY_TWO),),
 }
 
 
