@@ -175,13 +175,11 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
     ahead.next(nchunks, all);
   };
 
-  // Every slot's first copy flies while the CTA rounds x. Each iteration below then waits
-  // for its chunk, uses it, and refills the same slot with the chunk STAGES ahead: STAGES
-  // chunks in flight while a warp waits, STAGES - 1 while it computes, and one commit group
-  // per chunk (empty past the warp's last), so waiting for all but the newest STAGES - 1
-  // groups means the current chunk has landed.
+  // The first weight copies fly while the CTA rounds x. (Filling every slot first, one chunk
+  // more in flight meanwhile, timed 5-7% slower in session 10, though on another machine than
+  // the code before it: notes/gpu-kernels.md.)
 #pragma unroll
-  for (int i = 0; i < STAGES; ++i) {
+  for (int i = 0; i < STAGES - 1; ++i) {
     if (i < items) issue(i);
     cp_async_commit();
   }
@@ -211,6 +209,8 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
   const int base = int(reinterpret_cast<uintptr_t>(w) & 15);
   float acc = 0.0f;
   for (int i = 0; i < items; ++i) {
+    if (i + STAGES - 1 < items) issue((i + STAGES - 1) % STAGES);
+    cp_async_commit();
     cp_async_wait<STAGES - 1>();
     __syncwarp();
 
@@ -256,9 +256,7 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
       acc = 0.0f;
     }
     here.next(nchunks, all);
-    __syncwarp();  // every lane is done with the slot that the next copy overwrites
-    if (i + STAGES < items) issue(i % STAGES);
-    cp_async_commit();
+    __syncwarp();  // the next issue overwrites this stage
   }
 }
 
