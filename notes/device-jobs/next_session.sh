@@ -9,6 +9,8 @@
 #    summary for the compiled-decode and attention-kernel suites before its limit).
 # 2: one Q4_0 request beside mlx-lm and llama.cpp in one call (needs part 1's llama.cpp build on
 #    the same warm machine; otherwise it builds it first, ~5 min).
+# 3: the sweep's round four again with its "+x" candidates (4/2/4/792 with x in registers,
+#    added after session 10's last call), 14336x4096 then 4096x14336, ~150 s each.
 export VEXEL_CACHE=/tmp/vx
 mkdir -p /tmp/lc /tmp/vx
 case "$1" in
@@ -28,5 +30,10 @@ case "$1" in
   [ -f /tmp/lc/built ] || bash .devkit/peers/llamacpp.sh > /tmp/lc/build-fg.log 2>&1
   timeout 100 bash .devkit/peers/llamacpp.sh /tmp/vx/random-llama3-8b-q4_0.gguf > $OUT/llamacpp-q4_0.log 2>&1
   grep -E "tg128|pp512" $OUT/llamacpp-q4_0.log
+  ;;
+3)
+  export FORMATS=Q4_0,Q4_K,Q6_K
+  bash notes/device-jobs/s8_kernel_sweep.sh 4096 150
+  bash notes/device-jobs/s8_kernel_sweep.sh 14336 150
   ;;
 esac

@@ -77,6 +77,7 @@ int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
   VX_INT8_TILING(8, 3, 4) VX_INT8_TILING(7, 3, 4) VX_INT8_TILING(8, 4, 4) VX_INT8_TILING(6, 4, 4)
   VX_INT8_TILING(6, 3, 4) VX_INT8_TILING(6, 2, 4)
   VX_INT8_HELD(8, 2, 4) VX_INT8_HELD(7, 3, 4) VX_INT8_HELD(4, 3, 4) VX_INT8_HELD(2, 2, 4)
+  VX_INT8_HELD(4, 2, 4)
   else return 3;
 #undef VX_INT8_TILING
 #undef VX_INT8_HELD
