@@ -1,10 +1,12 @@
 # Proposed device calls of the next session (written at the end of session 10). Each is one
 # call on a fresh or warm machine; never pipe the call's whole output through tail (a limit
 # kill loses it; notes/gpu-kernels.md, session 10):
-#   source .devkit/setup.sh && bash notes/device-jobs/next_session.sh 1     (then 2)
+#   source .devkit/setup.sh && bash notes/device-jobs/next_session.sh 1     (then 2, 3)
 # Before either, optionally: check out branch next/gated-gate-up (rebased onto session 10's main)
 # and run notes/device-jobs/gated_check.sh: act(gate) x up inside the gate/up product, never
 # run on a GPU; it removes a custom kernel and two views a layer (~4.5 us of host time each).
+# Likewise branch next/packed-q4_0 and notes/device-jobs/packed_check.sh (~300 s): a repacked
+# Q4_0 layout and a one-row kernel without staging, timed against gemv_int8 (the kernel goals).
 # 1: every GPU test, with llama.cpp building in the background (session 10's call D printed no
 #    summary for the compiled-decode and attention-kernel suites before its limit).
 # 2: one Q4_0 request beside mlx-lm and llama.cpp in one call (needs part 1's llama.cpp build on
