@@ -2,7 +2,7 @@
 # call on a fresh or warm machine; never pipe the call's whole output through tail (a limit
 # kill loses it; notes/gpu-kernels.md, session 10):
 #   source .devkit/setup.sh && bash notes/device-jobs/next_session.sh 1     (then 2, 3)
-# Before either, optionally: check out branch next/gated-gate-up (rebased onto session 10's main)
+# Before any of them, optionally: check out branch next/gated-gate-up (rebased onto session 10's main)
 # and run notes/device-jobs/gated_check.sh: act(gate) x up inside the gate/up product, never
 # run on a GPU; it removes a custom kernel and two views a layer (~4.5 us of host time each).
 # Likewise branch next/packed-q4_0 and notes/device-jobs/packed_check.sh (~300 s): a repacked
