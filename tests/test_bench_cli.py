@@ -46,3 +46,38 @@ def test_bench_refuses_a_peer_without_a_preset(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0 and "--random" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def _bench_with(tmp_path: Path, setup: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`vexel bench --random tiny --compare mlx-lm ARGS` in a fresh interpreter after *setup*
+    (Python run first: what the peer should find)."""
+    code = (f"import sys\n{setup}\nfrom vexel_core.cli import main\n"
+            f"sys.exit(main(sys.argv[1:]))")
+    return subprocess.run(
+        [sys.executable, "-c", code, "bench", "--random", "tiny", "--dtype", "f32", "-n", "2",
+         "--prompt-len", "8", "--output-len", "3", "--cache-dir", str(tmp_path),
+         "--kv-cache-memory", "16MiB", "--compare", "mlx-lm", *args],
+        capture_output=True, text=True, timeout=300)
+
+
+def test_bench_refuses_a_missing_peer_before_running(tmp_path: Path) -> None:
+    # Without mlx-lm the comparison is refused before the random model is even written.
+    proc = _bench_with(tmp_path, "sys.modules['mlx_lm'] = None")
+    assert proc.returncode == 1 and "needs the mlx-lm package" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bench_keeps_vexels_figures_when_the_peer_fails(tmp_path: Path) -> None:
+    # A peer that fails (or a run cut short while it runs) leaves Vexel's report behind.
+    out = tmp_path / "bench.json"
+    setup = ("import vexel_core.bench.mlx_lm_peer as peer\n"
+             "from vexel_core.errors import VexelError\n"
+             "def broken(*args):\n"
+             "    raise VexelError('the peer broke')\n"
+             "peer.run_mlx_lm = broken")
+    proc = _bench_with(tmp_path, setup, "--json-out", str(out))
+    assert proc.returncode == 1 and "the peer broke" in proc.stderr
+    assert "vexel:" in proc.stderr and "generated tok/s; now mlx-lm" in proc.stderr
+    (vexel,) = json.loads(out.read_text())["results"]
+    assert vexel["engine"] == "vexel" and vexel["generated_tokens"] == 2 * 3

@@ -17,11 +17,20 @@ from vexel_core.bench.workload import BenchResult, Workload, percentiles
 from vexel_core.errors import VexelError
 
 
-def build_mlx_lm_model(preset_name: str, dtype: str) -> nn.Module:
+def require_mlx_lm() -> None:
+    """Raise a `VexelError` unless mlx-lm can be imported: checked before Vexel's own run, so
+    that a missing peer costs nothing."""
     try:
-        from mlx_lm.models.llama import Model, ModelArgs
+        import mlx_lm.generate  # noqa: F401
+        import mlx_lm.models.llama  # noqa: F401
     except ImportError as exc:
         raise VexelError("--compare mlx-lm needs the mlx-lm package (pip install mlx-lm)") from exc
+
+
+def build_mlx_lm_model(preset_name: str, dtype: str) -> nn.Module:
+    require_mlx_lm()
+    from mlx_lm.models.llama import Model, ModelArgs
+
     p = PRESETS[preset_name]
     args = ModelArgs(
         model_type="llama", hidden_size=p.hidden, num_hidden_layers=p.layers,

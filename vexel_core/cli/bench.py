@@ -48,6 +48,10 @@ def bench(model: str | None, preset: str | None, dtype: str, requests: int, prom
 
     if compare and not preset:
         raise click.UsageError("--compare needs --random PRESET (the peer cannot read GGUF blocks)")
+    if compare == "mlx-lm":  # before anything runs, so that a missing peer costs nothing
+        from vexel_core.bench.mlx_lm_peer import require_mlx_lm, run_mlx_lm
+
+        require_mlx_lm()
     if preset:
         if model:
             raise click.UsageError("give either -m MODEL or --random PRESET, not both")
@@ -58,13 +62,7 @@ def bench(model: str | None, preset: str | None, dtype: str, requests: int, prom
         kw["max_batch_size"] = requests
     settings = settings_from_cli(model=model, **kw)
     workload = Workload(requests, prompt_len, output_len, rate)
-    results = [_run_vexel(settings, workload, trace_steps)]
-    if compare == "mlx-lm":
-        from vexel_core.bench.mlx_lm_peer import run_mlx_lm
-
-        assert preset is not None
-        results.append(run_mlx_lm(preset, dtype, workload))
-    report = {
+    head = {
         "model": model, "preset": preset, "dtype": dtype if preset else None,
         "workload": workload.__dict__,
         "attention_backend": settings.engine.attention_backend,
@@ -72,16 +70,30 @@ def bench(model: str | None, preset: str | None, dtype: str, requests: int, prom
         "engine": {**settings.engine.model_dump(include={
             "max_batch_size", "max_batched_tokens", "prefill_chunk", "kv_cache_memory",
             "kv_block_size"}), "compiled_decode_rows": compiled_decode_rows(settings.engine)},
-        "results": [r.as_dict() for r in results],
     }
-    if len(results) == 2 and results[1].generated_tok_per_s:
-        report["ratio_vs_peer"] = results[0].generated_tok_per_s / results[1].generated_tok_per_s
-    if json_out:
-        Path(json_out).write_text(json.dumps(report, indent=2))
+    results = [_run_vexel(settings, workload, trace_steps)]
+    if compare == "mlx-lm":
+        assert preset is not None
+        # Vexel's figures first, so that they survive a peer that fails or is cut short
+        _report(head, results, json_out)
+        click.echo(f"vexel: {results[0].generated_tok_per_s:.1f} generated tok/s; now mlx-lm",
+                   err=True)
+        results.append(run_mlx_lm(preset, dtype, workload))
+    report = _report(head, results, json_out)
     if as_json:
         click.echo(json.dumps(report, indent=2))
     else:
         _print_table(results, report)
+
+
+def _report(head: dict[str, Any], results: list[Any], json_out: str | None) -> dict[str, Any]:
+    """*head* with *results* (and Vexel's ratio to the peer), written to *json_out* if given."""
+    report = {**head, "results": [r.as_dict() for r in results]}
+    if len(results) == 2 and results[1].generated_tok_per_s:
+        report["ratio_vs_peer"] = results[0].generated_tok_per_s / results[1].generated_tok_per_s
+    if json_out:
+        Path(json_out).write_text(json.dumps(report, indent=2))
+    return report
 
 
 def _run_vexel(settings: Any, workload: Any, trace_steps: str | None) -> Any:
