@@ -75,6 +75,7 @@ def test_bench_keeps_vexels_figures_when_the_peer_fails(tmp_path: Path) -> None:
              "from vexel_core.errors import VexelError\n"
              "def broken(*args):\n"
              "    raise VexelError('the peer broke')\n"
+             "peer.require_mlx_lm = lambda: None\n"  # CI installs no mlx-lm
              "peer.run_mlx_lm = broken")
     proc = _bench_with(tmp_path, setup, "--json-out", str(out))
     assert proc.returncode == 1 and "the peer broke" in proc.stderr
