@@ -20,6 +20,7 @@ Tolerances:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,10 @@ def prompt(seed: int, n: int, low: int = 260, high: int = 400) -> list[int]:
     return [int(t) for t in np.random.default_rng(seed).integers(low, high, n)]
 
 
+# Prompts for `check_greedy`, in the order it tries them
+GREEDY_PROMPTS = [prompt(seed, 12) for seed in (11, 12, 13)]
+
+
 def in_format(f32: Path, fmt: str, folder: Path) -> Path:
     return f32 if fmt == "F32" else convert(f32, folder / f"{f32.stem}-{fmt}.gguf", fmt)
 
@@ -86,13 +91,23 @@ def check_logits(path: Path, fmt: str, tokens: list[int], host: PluginHost, fold
         assert rel <= 1e-3, (fmt, rel)
 
 
-def check_greedy(path: Path, fmt: str, tokens: list[int], host: PluginHost, n: int = 32,
-                 context_len: int = 512) -> None:
+def check_greedy(path: Path, fmt: str, prompts: Sequence[list[int]], host: PluginHost,
+                 n: int = 32, context_len: int = 512) -> None:
     """Our engine's greedy continuation (prefill, then decode steps on the paged cache) equals
     llama.cpp's token for token, except at near ties in llama.cpp's own logits: there the
     engines may part, and the comparison resumes from llama.cpp's token. Both run with a
-    context of *context_len* tokens (llama.cpp's ``n_ctx``; a multiple of 256, as it pads)."""
-    ref, margins = llama_cpp_greedy_margins(path, tokens, n, n_ctx=context_len)
+    context of *context_len* tokens (llama.cpp's ``n_ctx``; a multiple of 256, as it pads).
+
+    The first of *prompts* whose llama.cpp continuation varies (more than three distinct
+    tokens) is compared: now and then a random model's continuation of a prompt settles on one
+    or two tokens, which would compare next to nothing (one Gemma 2 Q8_0 continuation in 75 in
+    session 10, when CI met one with a single prompt)."""
+    for tokens in prompts:
+        ref, margins = llama_cpp_greedy_margins(path, tokens, n, n_ctx=context_len)
+        if len(set(ref)) > 3:
+            break
+    else:
+        raise AssertionError(f"every prompt's continuation settles on a few tokens: {ref}")
     tie = TIE[fmt] * float(llama_cpp_logits(path, tokens, n_ctx=context_len)[-1].std())
     greedy = SamplingParams(temperature=0.0)
     done, ties = 0, 0
@@ -109,7 +124,6 @@ def check_greedy(path: Path, fmt: str, tokens: list[int], host: PluginHost, n: i
         ties += 1
         done += parted + 1
     assert ties <= n // 4, f"{ties} near ties in {n} tokens: a pattern, not chance"
-    assert len(set(ref)) > 3  # the continuation varies, so the comparison means something
 
 
 def _requests(seed: int, n: int) -> list[GenerationRequest]:

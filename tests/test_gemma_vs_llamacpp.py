@@ -17,6 +17,7 @@ import pytest
 from tests.arch_checks import (
     FORMATS,
     GREEDY_FORMATS,
+    GREEDY_PROMPTS,
     check_batched_equals_sequential,
     check_generate,
     check_greedy,
@@ -46,7 +47,7 @@ def test_logits_match_llama_cpp(fmt: str, f32_file: Path, host, tmp_path: Path) 
 
 @pytest.mark.parametrize("fmt", GREEDY_FORMATS)
 def test_greedy_continuations_identical(fmt: str, f32_file: Path, host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    check_greedy(in_format(f32_file, fmt, tmp_path), fmt, prompt(11, 12), host)
+    check_greedy(in_format(f32_file, fmt, tmp_path), fmt, GREEDY_PROMPTS, host)
 
 
 @pytest.mark.parametrize("backend", ["sdpa", "paged"])

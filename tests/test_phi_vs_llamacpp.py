@@ -16,6 +16,7 @@ import pytest
 from tests.arch_checks import (
     FORMATS,
     GREEDY_FORMATS,
+    GREEDY_PROMPTS,
     check_batched_equals_sequential,
     check_generate,
     check_greedy,
@@ -54,7 +55,7 @@ def test_logits_match_llama_cpp(variant: str, fmt: str, f32_files: dict[str, Pat
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_greedy_continuations_identical(variant: str, fmt: str, f32_files: dict[str, Path],  # type: ignore[no-untyped-def]
                                         host, tmp_path: Path) -> None:
-    check_greedy(in_format(f32_files[variant], fmt, tmp_path), fmt, prompt(11, 12), host)
+    check_greedy(in_format(f32_files[variant], fmt, tmp_path), fmt, GREEDY_PROMPTS, host)
 
 
 @pytest.mark.parametrize("backend", ["sdpa", "paged"])
@@ -88,7 +89,7 @@ def test_longrope_factors_follow_the_context_length(f32_files: dict[str, Path], 
     ref = llama_cpp_logits(path, tokens, n_ctx=256)
     assert min(pearson(short[i], ref[i]) for i in range(len(tokens))) >= 0.999
     # and through the engine: its context_len setting reaches the model
-    check_greedy(path, "F32", tokens, host, n=16, context_len=PHI3.original_context)
+    check_greedy(path, "F32", [tokens], host, n=16, context_len=PHI3.original_context)
 
 
 @pytest.mark.parametrize(("edit", "where"), [
