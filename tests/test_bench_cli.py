@@ -51,8 +51,8 @@ def test_bench_refuses_a_peer_without_a_preset(tmp_path: Path) -> None:
 def _bench_with(tmp_path: Path, setup: str, *args: str) -> subprocess.CompletedProcess[str]:
     """`vexel bench --random tiny --compare mlx-lm ARGS` in a fresh interpreter after *setup*
     (Python run first: what the peer should find)."""
-    code = (f"import sys\n{setup}\nfrom vexel_core.cli import main\n"
-            f"sys.exit(main(sys.argv[1:]))")
+    # console_main, as the `vexel` script: it ends the process with os._exit (see there why)
+    code = f"import sys\n{setup}\nfrom vexel_core.cli import console_main\nconsole_main()"
     return subprocess.run(
         [sys.executable, "-c", code, "bench", "--random", "tiny", "--dtype", "f32", "-n", "2",
          "--prompt-len", "8", "--output-len", "3", "--cache-dir", str(tmp_path),
