@@ -18,8 +18,8 @@ from vexel_core.errors import VexelError
 
 
 def require_mlx_lm() -> None:
-    """Raise a `VexelError` unless mlx-lm can be imported: checked before Vexel's own run, so
-    that a missing peer costs nothing."""
+    """Raise a `VexelError` unless mlx-lm can be imported. `vexel bench` checks this before
+    Vexel's own run, so that a missing peer costs nothing; the functions below assume it."""
     try:
         import mlx_lm.generate  # noqa: F401
         import mlx_lm.models.llama  # noqa: F401
@@ -28,7 +28,6 @@ def require_mlx_lm() -> None:
 
 
 def build_mlx_lm_model(preset_name: str, dtype: str) -> nn.Module:
-    require_mlx_lm()
     from mlx_lm.models.llama import Model, ModelArgs
 
     p = PRESETS[preset_name]
