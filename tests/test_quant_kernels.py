@@ -78,13 +78,28 @@ class Matrix:
         return self.values.shape[0]
 
 
-def matrix(ggml_type: T, rng: np.random.Generator, skip: int = 0, path: str = "") -> Matrix:
-    cols = COLS[FORMATS[ggml_type].block_elems]
+def matrix(ggml_type: T, rng: np.random.Generator, skip: int = 0, path: str = "",
+           cols: int | None = None) -> Matrix:
+    cols = cols or COLS[FORMATS[ggml_type].block_elems]
     rows = EMULATED_ROWS if path == "emulated_cuda" else ROWS
     buffer = random_raw(ggml_type, rows + skip, cols, rng)
     values = gguf_dequantize(buffer[skip:], ggml_type).astype(np.float64)
     assert np.isfinite(values).all()
     return Matrix(buffer, skip, ggml_type, values)
+
+
+def check_int8_tiling(path: str, m: Matrix, tiling: Int8Tiling, rng: np.random.Generator,
+                      request: pytest.FixtureRequest) -> None:
+    """``gemv_int8`` with *tiling* on a random bf16 row of x, against x as the kernel rounds
+    it (`int8_activations`) times the weight's values in float64: finite, and within float32's
+    bound plus the bf16 output's one rounding (at most 2^-8 of |y|)."""
+    xd = mx.array(rng.normal(size=(1, m.values.shape[1])).astype(np.float32)).astype(mx.bfloat16)
+    y = np.array(product(path, xd, m, request, tiling).astype(mx.float32))
+    xr = int8_activations(np.array(xd.astype(mx.float32)))
+    exact = xr @ m.values.T
+    assert np.isfinite(y).all(), tiling
+    assert (np.abs(y - exact) <= float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)).all(), \
+        tiling
 
 
 def float32_bound(x: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -333,17 +348,9 @@ def test_int8_default_tilings_at_their_longest_rows(
     # columns needed 48.9 KiB, 11.5 of them static, and failed. All of it is dynamic now.
     if path == "gguf_kernel" and gpu_backend() != "cuda":
         pytest.skip("gemv_int8 is a CUDA kernel")
-    rows = EMULATED_ROWS if path == "emulated_cuda" else ROWS
     for longest, tiling in INT8_TILINGS[ggml_type]:
-        buffer = random_raw(ggml_type, rows, longest, rng)
-        m = Matrix(buffer, 0, ggml_type, gguf_dequantize(buffer, ggml_type).astype(np.float64))
-        x = mx.array(rng.normal(size=(1, longest)).astype(np.float32)).astype(mx.bfloat16)
-        got = np.array(product(path, x, m, request, tiling).astype(mx.float32))
-        xr = int8_activations(np.array(x.astype(mx.float32)))
-        exact = xr @ m.values.T
-        # bf16 output: one rounding of at most 2^-8 of |y| past float32's bound
-        bound = float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)
-        assert (np.abs(got - exact) <= bound).all(), (tiling, longest)
+        check_int8_tiling(path, matrix(ggml_type, rng, path=path, cols=longest), tiling, rng,
+                          request)
 
 
 def _int8_sweep() -> ModuleType:
@@ -367,17 +374,10 @@ def test_int8_sweep_tilings_emulated(
     # runs it: one CTA, so that each warp streams 1-2 (8 warps) or 2-3 (4 warps) rows of 2-7
     # chunks through its stages; the weight one row into its buffer. (On the GPU the sweep
     # compares each tiling's product with the default tiling's.)
-    m = matrix(T[name], rng, skip=1, path="emulated_cuda")
-    x = rng.normal(size=(1, m.values.shape[1])).astype(np.float32)
-    xd = mx.array(x).astype(mx.bfloat16)
     tiling = Int8Tiling(warps=warps, stages=stages, per_lane=per_lane, ctas=1,
                         x_in_registers=held)
-    got = product("emulated_cuda", xd, m, request, tiling)
-    xr = int8_activations(np.array(xd.astype(mx.float32)))
-    exact = xr @ m.values.T
-    y = np.array(got.astype(mx.float32))
-    assert np.isfinite(y).all()
-    assert (np.abs(y - exact) <= float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)).all()
+    check_int8_tiling("emulated_cuda", matrix(T[name], rng, skip=1, path="emulated_cuda"),
+                      tiling, rng, request)
 
 
 @pytest.mark.parametrize("ggml_type", sorted(INT8_TYPES, key=int), ids=lambda t: t.name)
@@ -389,19 +389,13 @@ def test_int8_x_in_registers_emulated(
     # XREG where it is meant to serve: rows of exactly one chunk (every row then reads the
     # same x from registers), and of part of one (lanes past the row's end hold a clamped
     # block they never use). Two-chunk rows, where the second chunk reads shared memory, are
-    # in the sweep's test above. Same bound as there.
+    # in the sweep's test above.
     elems = FORMATS[ggml_type].block_elems
     cols = int(CHUNK_ELEMS * 4 * cols_of_chunk) // elems * elems
-    buffer = random_raw(ggml_type, EMULATED_ROWS + 1, cols, rng)
-    values = gguf_dequantize(buffer[1:], ggml_type).astype(np.float64)
-    m = Matrix(buffer, 1, ggml_type, values)
-    xd = mx.array(rng.normal(size=(1, cols)).astype(np.float32)).astype(mx.bfloat16)
     tiling = Int8Tiling(warps=2, stages=2, per_lane=4, ctas=2, x_in_registers=True)
-    y = np.array(product("emulated_cuda", xd, m, request, tiling).astype(mx.float32))
-    xr = int8_activations(np.array(xd.astype(mx.float32)))
-    exact = xr @ values.T
-    assert np.isfinite(y).all()
-    assert (np.abs(y - exact) <= float32_bound(xr, values) + 2.0**-8 * np.abs(exact)).all()
+    check_int8_tiling("emulated_cuda",
+                      matrix(ggml_type, rng, skip=1, path="emulated_cuda", cols=cols), tiling,
+                      rng, request)
 
 
 @pytest.fixture
