@@ -21,6 +21,9 @@ into its buffer (not 16-byte aligned).
 from __future__ import annotations
 
 import importlib.util
+import re
+import shutil
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +45,7 @@ from vexel_core.quant.kernels.library import (
     INT8_TILINGS,
     INT8_TYPES,
     Int8Tiling,
+    _int8_launch,
     activation_tile,
     default_int8_tiling,
     kernel_source,
@@ -351,6 +355,51 @@ def test_int8_default_tilings_at_their_longest_rows(
     for longest, tiling in INT8_TILINGS[ggml_type]:
         check_int8_tiling(path, matrix(ggml_type, rng, path=path, cols=longest), tiling, rng,
                           request)
+
+
+C_TYPES = {mx.bfloat16: "__nv_bfloat16", mx.float32: "float", mx.float16: "__half"}
+
+
+def test_int8_kernel_compiles_for_sm90(tmp_path: Path) -> None:
+    """Every default gemv_int8 tiling, with every activation dtype, compiled by nvcc for sm_90a
+    as MLX builds it: the .cu body under the template arguments the library passes, each
+    declared as MLX declares it. The CPU emulation includes the .cuh alone, so this is what
+    checks, without a GPU, that the library's arguments and the body's names agree (a
+    mismatch cost a GPU call in session 11). Skipped without nvcc; ptxas's register counts
+    are printed (pytest -s)."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("needs nvcc")
+    header, body = kernel_source("cuda", "gemv_int8")
+    source = ["#include <cstdint>", header,
+              "struct Shape { int64_t v[2]; __device__ int64_t operator[](int i) const "
+              "{ return v[i]; } };"]
+    names = []
+    for ggml_type in sorted(INT8_TYPES, key=int):
+        block_elems, block_bytes = FORMATS[ggml_type].block_elems, FORMATS[ggml_type].block_bytes
+        for longest, tiling in INT8_TILINGS[ggml_type]:
+            raw_shape = (8, longest // block_elems * block_bytes)
+            for dtype, ty in C_TYPES.items():
+                launch = _int8_launch("cuda", ggml_type, raw_shape, mx.uint8, (1, longest),
+                                      dtype, tiling)
+                names.append(f"{ggml_type.name} {tiling} {ty} at {longest} columns")
+                source += [
+                    f"__global__ void k{len(names) - 1}(const uint8_t* w, const "
+                    f"__grid_constant__ Shape w_shape, const {ty}* x, {ty}* y) {{",
+                    *(f"  using {key} = {C_TYPES[v]};" if isinstance(v, mx.Dtype) else
+                      f"  constexpr bool {key} = {str(v).lower()};" if isinstance(v, bool) else
+                      f"  constexpr int {key} = {v};" for key, v in launch.template),
+                    body, "}"]
+    (tmp_path / "k.cu").write_text("\n".join(source))
+    done = subprocess.run([nvcc, "-arch=sm_90a", "-c", "--resource-usage", "-o",
+                           str(tmp_path / "k.o"), str(tmp_path / "k.cu")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    used = re.findall(r"entry function '_Z\d+k(\d+)P.*?Used (\d+) registers",
+                      done.stdout + done.stderr, re.S)
+    assert len(used) == len(names)
+    for i, n in used:
+        print(f"gemv_int8 {names[int(i)]}: {n} registers a thread")
 
 
 def _int8_sweep() -> ModuleType:
