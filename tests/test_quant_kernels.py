@@ -40,12 +40,16 @@ from vexel_core.gpu import cuda_header
 from vexel_core.quant.formats import ALL_FORMATS
 from vexel_core.quant.kernels import KERNEL_TYPES, gguf_matmul, gpu_backend, library
 from vexel_core.quant.kernels.library import (
+    ACTIVATION_TILES,
     CHUNK_ELEMS,
     INT8_MAX_COLS,
     INT8_TILINGS,
     INT8_TYPES,
     Int8Tiling,
+    _dequant_launch,
+    _gemv_plan,
     _int8_launch,
+    _Launch,
     activation_tile,
     default_int8_tiling,
     kernel_source,
@@ -360,36 +364,66 @@ def test_int8_default_tilings_at_their_longest_rows(
 C_TYPES = {mx.bfloat16: "__nv_bfloat16", mx.float32: "float", mx.float16: "__half"}
 
 
-def test_int8_kernel_compiles_for_sm90(tmp_path: Path) -> None:
-    """Every default gemv_int8 tiling, with every activation dtype, compiled by nvcc for sm_90a
-    as MLX builds it: the .cu body under the template arguments the library passes, each
-    declared as MLX declares it. The CPU emulation includes the .cuh alone, so this is what
-    checks, without a GPU, that the library's arguments and the body's names agree (a
-    mismatch cost a GPU call in session 11). Skipped without nvcc; ptxas's register counts
-    are printed (pytest -s)."""
+def mlx_kernel_source(name: str, inputs: dict[str, str], out_type: str, body: str,
+                      template: list[tuple[str, object]]) -> list[str]:
+    """A ``__global__`` function as MLX 0.32's ``cuda_kernel`` writes one: each input's
+    pointer (and its ``_shape``, where the body uses it), the output, then the template
+    arguments declared as MLX declares them (dtypes as ``using``), then the body."""
+    params = []
+    for arg, c_type in inputs.items():
+        params.append(f"const {c_type}* {arg}")
+        if f"{arg}_shape" in body:
+            params.append(f"const __grid_constant__ Shape {arg}_shape")
+    params.append(f"{out_type}* y")
+    return [f"__global__ void {name}({', '.join(params)}) {{",
+            *(f"  using {key} = {C_TYPES[v]};" if isinstance(v, mx.Dtype) else
+              f"  constexpr bool {key} = {str(v).lower()};" if isinstance(v, bool) else
+              f"  constexpr int {key} = {v};" for key, v in template),
+            body, "}"]
+
+
+def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
+    """Every CUDA body of the library (the matrix-vector kernel at every activation tile,
+    dequantization, every default gemv_int8 tiling with every activation dtype), compiled by
+    nvcc for sm_90a as MLX builds it: the .cu body under exactly the template arguments the
+    library passes. The CPU emulation includes the .cuh files alone, so this is what checks,
+    without a GPU, that the library's arguments and the bodies' names agree (a mismatch cost a
+    GPU call in session 11). Skipped without nvcc; ptxas's register counts are printed
+    (pytest -s)."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         pytest.skip("needs nvcc")
-    header, body = kernel_source("cuda", "gemv_int8")
+    header = kernel_source("cuda", "gemv")[0]
     source = ["#include <cstdint>", header,
               "struct Shape { int64_t v[2]; __device__ int64_t operator[](int i) const "
               "{ return v[i]; } };"]
-    names = []
+    names: list[str] = []
+
+    def add(op: str, label: str, launch: _Launch, dtype: mx.Dtype, uses_x: bool) -> None:
+        names.append(f"{op} {label}")
+        ty = C_TYPES[dtype]
+        inputs = {"w": "uint8_t", **({"x": ty} if uses_x else {})}
+        source.extend(mlx_kernel_source(f"k{len(names) - 1}", inputs, ty,
+                                        kernel_source("cuda", op)[1], launch.template))
+
+    for ggml_type in TYPES:
+        block_elems, block_bytes = FORMATS[ggml_type].block_elems, FORMATS[ggml_type].block_bytes
+        raw_shape = (8, 4096 // block_elems * block_bytes)
+        for rows in ACTIVATION_TILES:
+            op, launch = _gemv_plan("cuda", ggml_type, raw_shape, mx.uint8, (rows, 4096),
+                                    mx.bfloat16, rows, None)
+            add(op, f"{ggml_type.name} tile {rows}", launch, mx.bfloat16, True)
+        add("dequant", ggml_type.name, _dequant_launch(ggml_type, raw_shape, mx.uint8,
+                                                       mx.bfloat16), mx.bfloat16, False)
     for ggml_type in sorted(INT8_TYPES, key=int):
         block_elems, block_bytes = FORMATS[ggml_type].block_elems, FORMATS[ggml_type].block_bytes
         for longest, tiling in INT8_TILINGS[ggml_type]:
             raw_shape = (8, longest // block_elems * block_bytes)
-            for dtype, ty in C_TYPES.items():
+            for dtype in C_TYPES:
                 launch = _int8_launch("cuda", ggml_type, raw_shape, mx.uint8, (1, longest),
                                       dtype, tiling)
-                names.append(f"{ggml_type.name} {tiling} {ty} at {longest} columns")
-                source += [
-                    f"__global__ void k{len(names) - 1}(const uint8_t* w, const "
-                    f"__grid_constant__ Shape w_shape, const {ty}* x, {ty}* y) {{",
-                    *(f"  using {key} = {C_TYPES[v]};" if isinstance(v, mx.Dtype) else
-                      f"  constexpr bool {key} = {str(v).lower()};" if isinstance(v, bool) else
-                      f"  constexpr int {key} = {v};" for key, v in launch.template),
-                    body, "}"]
+                add("gemv_int8", f"{ggml_type.name} {tiling} {dtype} at {longest} columns",
+                    launch, dtype, True)
     (tmp_path / "k.cu").write_text("\n".join(source))
     done = subprocess.run([nvcc, "-arch=sm_90a", "-c", "--resource-usage", "-o",
                            str(tmp_path / "k.o"), str(tmp_path / "k.cu")],
@@ -397,9 +431,9 @@ def test_int8_kernel_compiles_for_sm90(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     used = re.findall(r"entry function '_Z\d+k(\d+)P.*?Used (\d+) registers",
                       done.stdout + done.stderr, re.S)
-    assert len(used) == len(names)
+    assert sorted(int(i) for i, _ in used) == list(range(len(names)))
     for i, n in used:
-        print(f"gemv_int8 {names[int(i)]}: {n} registers a thread")
+        print(f"{names[int(i)]}: {n} registers a thread")
 
 
 def _int8_sweep() -> ModuleType:
