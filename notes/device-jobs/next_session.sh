@@ -15,6 +15,10 @@
 #    [".devkit/wheels", ".devkit/setup.sh", "wt"], run s11_a.sh's tree() for it, then
 #    GATED_TESTS=0 bash notes/device-jobs/gated_check.sh (~350 s). Merge it if the fused runs'
 #    tok/s and median steps beat the unfused ones' in both rounds.
+# 3: branch next/rounded-x (x rounded once, then gemv_int8 without its per-CTA rounding; never
+#    run on a GPU): its changed files to wt/rx, carried as in 2, then
+#    bash notes/device-jobs/rounded_check.sh (~250 s: its GPU tests, then Nsight Compute on the
+#    rounded product against gemv_int8 at both shapes). 2 and 3 fit one call of ~600 s.
 export VEXEL_CACHE=/tmp/vx
 mkdir -p /tmp/lc /tmp/vx
 case "$1" in
