@@ -18,7 +18,8 @@
 # 3: branch next/rounded-x (x rounded once, then gemv_int8 without its per-CTA rounding; never
 #    run on a GPU): its changed files to wt/rx, carried as in 2, then
 #    bash notes/device-jobs/rounded_check.sh (~250 s: its GPU tests, then Nsight Compute on the
-#    rounded product against gemv_int8 at both shapes). 2 and 3 fit one call of ~600 s.
+#    rounded product against gemv_int8 at both shapes). 2 and 3 are a call each: together
+#    they pass the 600 s a call may run.
 export VEXEL_CACHE=/tmp/vx
 mkdir -p /tmp/lc /tmp/vx
 case "$1" in
