@@ -5,18 +5,19 @@
 # What a call may carry: the tree (19.8 MiB) plus .devkit's wheels, setup.sh and peers is
 # ~63.4 MiB of the 64 allowed: carry [".devkit/wheels", ".devkit/setup.sh", ".devkit/peers"],
 # not ".devkit" (its alt/ and jobs/ tip it over). To run a branch, do as session 11 did
-# (notes/device-jobs/s11_a.sh): its changed files in a git-ignored wt/NAME, carried without
-# the peers, and a copy of the tree with them over it on the machine.
+# (notes/device-jobs/branch_tree.sh): its changed files in a git-ignored wt/NAME, carried
+# without the peers, and a copy of the tree with them over it on the machine.
 # 1: (fresh machine, ~540 s) llama.cpp built first, on every core and with nothing else
 #    running (session 11's call D benchmarked beside the build and lost its Vexel and mlx-lm
 #    figures to the contention, pinned to other cores or not); then one Q4_0 request in Vexel
 #    and mlx-lm, then llama.cpp on the same file: the three-engine figure of the final code.
 # 2: branch next/gated-gate-up's alternated A/B: copy its changed files to wt/gated, carry
-#    [".devkit/wheels", ".devkit/setup.sh", "wt"], run s11_a.sh's tree() for it, then
-#    GATED_TESTS=0 bash notes/device-jobs/gated_check.sh (~350 s). Merge it if the fused runs'
-#    tok/s and median steps beat the unfused ones' in both rounds.
+#    [".devkit/wheels", ".devkit/setup.sh", "wt"], `source notes/device-jobs/branch_tree.sh;
+#    tree gated; cd /tmp/gated`, then GATED_TESTS=0 bash notes/device-jobs/gated_check.sh
+#    (~350 s). Merge it if the fused runs' tok/s and median steps beat the unfused ones' in
+#    both rounds.
 # 3: branch next/rounded-x (x rounded once, then gemv_int8 without its per-CTA rounding; never
-#    run on a GPU): its changed files to wt/rx, carried as in 2, then
+#    run on a GPU): its changed files to wt/rx, carried as in 2, `tree rx; cd /tmp/rx`, then
 #    bash notes/device-jobs/rounded_check.sh (~250 s: its GPU tests, then Nsight Compute on the
 #    rounded product against gemv_int8 at both shapes). 2 and 3 are a call each: together
 #    they pass the 600 s a call may run.

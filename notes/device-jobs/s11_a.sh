@@ -8,14 +8,7 @@
 #   source .devkit/setup.sh && bash notes/device-jobs/s11_a.sh
 # $OUT gets packed.tgz and gated-tests.txt (8 files at most come back).
 : "${OUT:?set OUT to the output folder}"
-root=$PWD
-tree() {  # tree NAME: /tmp/NAME, main's tree with wt/NAME over it, installed as the project
-  rm -rf /tmp/$1 && mkdir -p /tmp/$1
-  tar -C "$root" --exclude=./wt --exclude=./.devkit -cf - . | tar -C /tmp/$1 -xf -
-  cp -a "$root/wt/$1/." /tmp/$1/
-  (cd /tmp/$1 && python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile -e . \
-     > /tmp/$1-install.log 2>&1) || { echo "$1: install failed"; tail -5 /tmp/$1-install.log; }
-}
+source notes/device-jobs/branch_tree.sh  # tree NAME, main_again
 
 tree packed
 mkdir -p /tmp/packed-out
@@ -30,4 +23,4 @@ rc=$?
 echo "gated tests (rc $rc): $(grep -E '[0-9]+ (passed|failed|error)' $OUT/gated-tests.txt | sed -n '$p')"
 echo "  comparisons with the unfused path: $(grep -c 'of outputs equal' $OUT/gated-tests.txt)," \
   "lowest $(grep -oE '[0-9.]+ of outputs equal' $OUT/gated-tests.txt | sort -n | sed -n 1p)"
-cd "$root" && python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile -e . > /dev/null 2>&1
+main_again; cd "$root"

@@ -6,14 +6,7 @@
 #   source .devkit/setup.sh && bash notes/device-jobs/s11_b.sh      (carry .devkit's wheels, wt)
 # $OUT: packed.tgz, gated.tgz.
 : "${OUT:?set OUT to the output folder}"
-root=$PWD
-tree() {  # as in s11_a.sh: /tmp/NAME, main's tree with wt/NAME over it, installed
-  rm -rf /tmp/$1 && mkdir -p /tmp/$1
-  tar -C "$root" --exclude=./wt --exclude=./.devkit -cf - . | tar -C /tmp/$1 -xf -
-  cp -a "$root/wt/$1/." /tmp/$1/
-  (cd /tmp/$1 && python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile -e . \
-     > /tmp/$1-install.log 2>&1) || { echo "$1: install failed"; tail -5 /tmp/$1-install.log; }
-}
+source notes/device-jobs/branch_tree.sh  # tree NAME, main_again
 export VEXEL_CACHE=/tmp/vx
 
 tree packed
@@ -40,4 +33,4 @@ for name in fused unfused; do
   [ -s /tmp/gated-out/steps-$name.jsonl ] && python3 benchmarks/step_summary.py /tmp/gated-out/steps-$name.jsonl | sed -n '$p'
   tar -czf $OUT/gated.tgz -C /tmp/gated-out .
 done
-cd "$root" && python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile -e . > /dev/null 2>&1
+main_again; cd "$root"
