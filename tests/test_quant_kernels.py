@@ -399,11 +399,9 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
               "{ return v[i]; } };"]
     names: list[str] = []
 
-    def add(op: str, label: str, launch: _Launch, dtype: mx.Dtype, uses_x: bool) -> None:
+    def add(op: str, label: str, launch: _Launch, inputs: dict[str, str], out: str) -> None:
         names.append(f"{op} {label}")
-        ty = C_TYPES[dtype]
-        inputs = {"w": "uint8_t", **({"x": ty} if uses_x else {})}
-        source.extend(mlx_kernel_source(f"k{len(names) - 1}", inputs, ty,
+        source.extend(mlx_kernel_source(f"k{len(names) - 1}", inputs, out,
                                         kernel_source("cuda", op)[1], launch.template))
 
     for ggml_type in TYPES:
@@ -412,9 +410,11 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
         for rows in ACTIVATION_TILES:
             op, launch = _gemv_plan("cuda", ggml_type, raw_shape, mx.uint8, (rows, 4096),
                                     mx.bfloat16, rows, None)
-            add(op, f"{ggml_type.name} tile {rows}", launch, mx.bfloat16, True)
+            add(op, f"{ggml_type.name} tile {rows}", launch,
+                {"w": "uint8_t", "x": "__nv_bfloat16"}, "__nv_bfloat16")
         add("dequant", ggml_type.name, _dequant_launch(ggml_type, raw_shape, mx.uint8,
-                                                       mx.bfloat16), mx.bfloat16, False)
+                                                       mx.bfloat16),
+            {"w": "uint8_t"}, "__nv_bfloat16")
     for ggml_type in sorted(INT8_TYPES, key=int):
         block_elems, block_bytes = FORMATS[ggml_type].block_elems, FORMATS[ggml_type].block_bytes
         for longest, tiling in INT8_TILINGS[ggml_type]:
@@ -423,7 +423,7 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
                 launch = _int8_launch("cuda", ggml_type, raw_shape, mx.uint8, (1, longest),
                                       dtype, tiling)
                 add("gemv_int8", f"{ggml_type.name} {tiling} {dtype} at {longest} columns",
-                    launch, dtype, True)
+                    launch, {"w": "uint8_t", "x": C_TYPES[dtype]}, C_TYPES[dtype])
     (tmp_path / "k.cu").write_text("\n".join(source))
     done = subprocess.run([nvcc, "-arch=sm_90a", "-c", "--resource-usage", "-o",
                            str(tmp_path / "k.o"), str(tmp_path / "k.cu")],
