@@ -1,8 +1,11 @@
 """Building and running the CPU emulations of the CUDA kernels (tests/kernel_emulation):
-the kernels' own sources compiled as C++20, every CUDA thread an OS thread."""
+the kernels' own sources compiled as C++20, every CUDA thread an OS thread. And compiling
+them for the GPU with nvcc (`nvcc_registers`), where no GPU is needed to check that they
+compile and what they cost in registers."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -37,3 +40,19 @@ def run(binary: Path, args: list[object], stdin: bytes) -> bytes:
     done = subprocess.run([str(binary), *map(str, args)], input=stdin, capture_output=True)
     assert done.returncode == 0, f"{binary.name} {args} exited with {done.returncode}"
     return done.stdout
+
+
+def nvcc_registers(source: str, out: Path, arch: str = "sm_90a") -> dict[int, int]:
+    """Compile *source*, whose kernels are named ``k0``, ``k1``, ..., with nvcc for *arch* in
+    *out*; skips the test where nvcc is missing. ptxas's registers a thread, by kernel
+    number."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("needs nvcc")
+    (out / "k.cu").write_text(source)
+    done = subprocess.run([nvcc, f"-arch={arch}", "-c", "--resource-usage", "-o",
+                           str(out / "k.o"), str(out / "k.cu")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return {int(m[1]): int(m[2]) for m in re.finditer(
+        r"entry function '_Z\d+k(\d+)P.*?Used (\d+) registers", done.stdout + done.stderr,
+        re.S)}

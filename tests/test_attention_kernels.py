@@ -9,9 +9,6 @@ shared memory allows, with one and three spans."""
 from __future__ import annotations
 
 import importlib.util
-import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import mlx.core as mx
@@ -184,9 +181,6 @@ def test_sixteen_warp_variants_fit_the_register_file(tmp_path: Path) -> None:
     (64K a SM), and mx.fast.cuda_kernel cannot give launch bounds to hold the compiler to it.
     Compiles every 16-warp variant that `supports` allows with nvcc for sm_90, in the
     signature MLX generates, and reads ptxas's count."""
-    nvcc = shutil.which("nvcc")
-    if nvcc is None:
-        pytest.skip("needs nvcc")
     cuda = Path(kernels.__file__).parent / "cuda"
     variants = [(t, D, rep) for t in ("float", "__nv_bfloat16") for D, rep in HEAD_SHAPES
                 if kernels.supports(D, rep, mx.float32, 16)]
@@ -202,14 +196,7 @@ def test_sixteen_warp_variants_fit_the_register_file(tmp_path: Path) -> None:
             "  constexpr int BS = 16; constexpr int WARPS = 16; constexpr bool PREFETCH = true;",
             f'#include "{cuda / "paged_decode.cu"}"',
             "}"]
-    (tmp_path / "k.cu").write_text("\n".join(source))
-    done = subprocess.run([nvcc, "-arch=sm_90", "-c", "--resource-usage", "-o",
-                           str(tmp_path / "k.o"), str(tmp_path / "k.cu")],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-3000:]
-    used = {int(m[1]): int(m[2]) for m in re.finditer(
-        r"entry function '_Z\d+k(\d+)P.*?Used (\d+) registers", done.stdout + done.stderr,
-        re.S)}
+    used = emulation.nvcc_registers("\n".join(source), tmp_path, arch="sm_90")
     assert len(used) == len(variants)
     over = {variants[i]: n for i, n in used.items() if n > 128}
     assert not over, f"16-warp variants over 128 registers a thread: {over}"

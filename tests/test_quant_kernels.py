@@ -21,9 +21,6 @@ into its buffer (not 16-byte aligned).
 from __future__ import annotations
 
 import importlib.util
-import re
-import shutil
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -390,9 +387,6 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
     without a GPU, that the library's arguments and the bodies' names agree (a mismatch cost a
     GPU call in session 11). Skipped without nvcc; ptxas's register counts are printed
     (pytest -s)."""
-    nvcc = shutil.which("nvcc")
-    if nvcc is None:
-        pytest.skip("needs nvcc")
     header = kernel_source("cuda", "gemv")[0]
     source = ["#include <cstdint>", header,
               "struct Shape { int64_t v[2]; __device__ int64_t operator[](int i) const "
@@ -424,16 +418,10 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
                                       dtype, tiling)
                 add("gemv_int8", f"{ggml_type.name} {tiling} {dtype} at {longest} columns",
                     launch, {"w": "uint8_t", "x": C_TYPES[dtype]}, C_TYPES[dtype])
-    (tmp_path / "k.cu").write_text("\n".join(source))
-    done = subprocess.run([nvcc, "-arch=sm_90a", "-c", "--resource-usage", "-o",
-                           str(tmp_path / "k.o"), str(tmp_path / "k.cu")],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-3000:]
-    used = re.findall(r"entry function '_Z\d+k(\d+)P.*?Used (\d+) registers",
-                      done.stdout + done.stderr, re.S)
-    assert sorted(int(i) for i, _ in used) == list(range(len(names)))
-    for i, n in used:
-        print(f"{names[int(i)]}: {n} registers a thread")
+    used = emulation.nvcc_registers("\n".join(source), tmp_path)
+    assert sorted(used) == list(range(len(names)))
+    for i, n in used.items():
+        print(f"{names[i]}: {n} registers a thread")
 
 
 def _int8_sweep() -> ModuleType:
