@@ -65,7 +65,8 @@ def prompt(seed: int, n: int, low: int = 260, high: int = 400) -> list[int]:
 
 
 # Prompts for `check_greedy`, in the order it tries them
-GREEDY_PROMPTS = [prompt(seed, 12) for seed in (11, 12, 13)]
+GREEDY_SEEDS = (11, 12, 13)
+GREEDY_PROMPTS = [prompt(seed, 12) for seed in GREEDY_SEEDS]
 
 
 def in_format(f32: Path, fmt: str, folder: Path) -> Path:
