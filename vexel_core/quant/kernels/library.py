@@ -85,7 +85,8 @@ class Int8Tiling:
     stages: int = 3
     per_lane: int = 1
     ctas: int = 528
-    # a lane's share of x's first chunk in registers (the kernel's XREG; session 9, unmeasured)
+    # a lane's share of x's first chunk in registers (the kernel's XREG): off, since with
+    # eight-warp CTAs it timed 15.4 against 15.0 us (session 10; four-warp CTAs unmeasured)
     x_in_registers: bool = False
 
     def grid(self, rows: int) -> int:
