@@ -8,9 +8,7 @@ from the step's `AttentionBatch`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 
 import mlx.core as mx
 import mlx.nn as nn
@@ -19,6 +17,7 @@ from vexel_core.attention.base import AttentionBatch
 from vexel_core.gpu import kernel_backend, on_cuda
 from vexel_core.model import kernels
 from vexel_core.model.linear import Linear
+from vexel_core.quant.base import Activation, gated
 
 
 class Norm(nn.Module):
@@ -228,9 +227,6 @@ class Attention(nn.Module):
         return self.out(attn.reshape(attn.shape[0], -1))
 
 
-Activation = Callable[[mx.array], mx.array]
-
-
 def gelu_tanh(x: mx.array) -> mx.array:
     return nn.gelu_approx(x)
 
@@ -261,13 +257,6 @@ class GatedMLP(nn.Module):
             assert self.gate is not None and self.up is not None
             g, u = self.gate(x), self.up(x)
         return self.down(gated(self.act)(g, u))
-
-
-@cache
-def gated(act: Activation) -> Callable[[mx.array, mx.array], mx.array]:
-    """``act(g) * u`` compiled into one fused elementwise kernel (as separate operations,
-    SiLU and the product are two kernels and two launches per layer on a GPU)."""
-    return mx.compile(lambda g, u: act(g) * u, shapeless=True)
 
 
 class MLP(nn.Module):

@@ -8,10 +8,21 @@ to turn the file's bytes into a `WeightTensor` that MLX code multiplies with.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
+from functools import cache
 
 import mlx.core as mx
 import numpy as np
 from gguf import GGMLQuantizationType
+
+Activation = Callable[[mx.array], mx.array]
+
+
+@cache
+def gated(act: Activation) -> Callable[[mx.array, mx.array], mx.array]:
+    """``act(g) * u`` compiled into one fused elementwise kernel (as separate operations,
+    the activation and the product are two kernels and two launches per layer on a GPU)."""
+    return mx.compile(lambda g, u: act(g) * u, shapeless=True)
 
 
 class WeightTensor(ABC):
