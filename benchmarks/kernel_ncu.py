@@ -100,7 +100,8 @@ def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | N
             check = "ok" if ok else f"WRONG({err:.3g}/{scale:.3g})"
         grid = tiling.grid(rows)
         kernel = f"vx_gemv_int8_{int(t)}_bfloat16_t_{tiling.warps}_{tiling.stages}_" \
-                 f"{tiling.per_lane}_{int8_kcap(cols)}"
+                 f"{tiling.per_lane}_{int8_kcap(cols)}_{'t' if tiling.x_in_registers else 'f'}_0"
+        # (MLX names a bool template argument _t or _f; XREG, then ACT 0: the plain product)
         nbytes = raws[name].nbytes + 2 * (cols + rows)  # weights, x and y in bf16
         if table:
             table.write("\t".join(str(v) for v in (index, name, label, first, next_id - first,

@@ -27,6 +27,7 @@ from pathlib import Path
 from types import ModuleType
 
 import mlx.core as mx
+import mlx.nn as nn
 import numpy as np
 import pytest
 from gguf import GGMLQuantizationType as T
@@ -34,11 +35,19 @@ from gguf.quants import dequantize as gguf_dequantize
 
 from tests import emulation
 from vexel_core.gpu import cuda_header
+from vexel_core.quant.base import gated
 from vexel_core.quant.formats import ALL_FORMATS
-from vexel_core.quant.kernels import KERNEL_TYPES, gguf_matmul, gpu_backend, library
+from vexel_core.quant.kernels import (
+    KERNEL_TYPES,
+    GemvTiling,
+    gguf_matmul,
+    gpu_backend,
+    library,
+)
 from vexel_core.quant.kernels.library import (
     ACTIVATION_TILES,
     CHUNK_ELEMS,
+    GATED_ACTS,
     INT8_MAX_COLS,
     INT8_TILINGS,
     INT8_TYPES,
@@ -84,9 +93,9 @@ class Matrix:
 
 
 def matrix(ggml_type: T, rng: np.random.Generator, skip: int = 0, path: str = "",
-           cols: int | None = None) -> Matrix:
+           cols: int | None = None, rows: int | None = None) -> Matrix:
     cols = cols or COLS[FORMATS[ggml_type].block_elems]
-    rows = EMULATED_ROWS if path == "emulated_cuda" else ROWS
+    rows = rows or (EMULATED_ROWS if path == "emulated_cuda" else ROWS)
     buffer = random_raw(ggml_type, rows + skip, cols, rng)
     values = gguf_dequantize(buffer[skip:], ggml_type).astype(np.float64)
     assert np.isfinite(values).all()
@@ -469,6 +478,148 @@ def test_int8_x_in_registers_emulated(
                       rng, request)
 
 
+# The gated mode: y[i] = act(g_i) * u_i for g = gate rows, u = up rows of one fused weight.
+GLU = {  # float64, as the activations' formulas (nn.silu, nn.gelu_approx)
+    "silu": lambda g: g / (1.0 + np.exp(-g)),
+    "gelu_tanh": lambda g: 0.5 * g * (1.0 + np.tanh(np.sqrt(2.0 / np.pi)
+                                                   * (g + 0.044715 * g**3))),
+}
+GLU_FUNCTIONS = {"silu": nn.silu, "gelu_tanh": nn.gelu_approx}  # what the kernel mirrors
+UNIT_ROUNDOFF = {mx.float32: 2.0**-24, mx.bfloat16: 2.0**-8, mx.float16: 2.0**-11}
+GATED_PAIRS = 37  # F: gate/up row pairs (not a multiple of any tiling's warps or CTAs)
+EMULATED_PAIRS = 9
+
+
+def glu_bound(g: np.ndarray, u: np.ndarray, bg: np.ndarray, bu: np.ndarray, act: str,
+              dtype: mx.Dtype) -> np.ndarray:
+    """How far ``act(g_T) * u_T`` computed on T (as MLX's compiled ``act(g) * u`` computes it)
+    may be from the exact ``act(g) * u``, for g and u with float32 accumulation bounds bg and
+    bu, then each rounded to T (unit roundoff e). g's error passes through act, whose slope
+    stays under 1.13 (SiLU 1.100, GELU-tanh 1.129), u's through the product. The activation
+    and the product on T are roundings of at most e each, six for SiLU (exp, 1 + e, 1 / s,
+    1 - y, g * s, * u), nine for GELU (g^3, 0.044715 and sqrt(2 / pi) rounded to T and their
+    products, +, tanh, 1 +, 0.5 * g * that, * u); with |act(g)| <= |g|, |tanh'(z) z| <= 0.45
+    and 1 + tanh <= 2 they add up to about 6 e |g| |u| (SiLU) and 5 e (GELU): 8 e is the
+    bound. (In float32 the accumulation bounds dominate: CUDA's exp, tanh and pow, within two
+    ulps rather than half of one, do not matter there.) Measured in the emulation: under 3 e
+    in bfloat16, a tenth of the whole bound."""
+    e = UNIT_ROUNDOFF[dtype]
+    g_t = np.abs(g) * (1 + e) + bg  # bounds on |g_T| and |u_T|
+    u_t = np.abs(u) * (1 + e) + bu
+    return (1.13 * (bg + e * np.abs(g)) * u_t + np.abs(GLU[act](g)) * (bu + e * np.abs(u))
+            + 8 * e * g_t * u_t)
+
+
+def gated_x(m: Matrix, rng: np.random.Generator, dtype: mx.Dtype) -> mx.array:
+    """One row of x scaled so that g is mostly within +-3, where SiLU and GELU bend (random
+    blocks are far larger than a model's weights)."""
+    cols = m.values.shape[1]
+    scale = 1.5 / (np.sqrt(cols) * np.sqrt(np.mean(m.values**2)))
+    return mx.array((rng.normal(size=(1, cols)) * scale).astype(np.float32)).astype(dtype)
+
+
+def gated_product(path: str, x: mx.array, m: Matrix, act: str, tiling: Int8Tiling,
+                  request: pytest.FixtureRequest) -> mx.array:
+    """``act(g) * u`` ``[1, rows / 2]`` by ``gemv_int8``'s gated mode: on the GPU on a
+    poisoned output, or in the emulation."""
+    if path == "gguf_kernel":
+        backend = gpu_backend()
+        assert backend is not None
+        return library(backend).gemv(x, m.raw, m.ggml_type, tiling=tiling,
+                                     act=act, init_value=NAN)
+    binary = request.getfixturevalue("emulator")
+    if x.dtype not in (mx.float32, mx.bfloat16):
+        pytest.skip("the emulation runs float32 and bfloat16 activations")
+    args = ["gemv_int8", int(m.ggml_type), tiling.warps, tiling.stages, tiling.per_lane,
+            tiling.grid(m.rows // 2), m.rows, m.buffer.shape[1], m.skip,
+            int(x.dtype == mx.bfloat16), int(tiling.x_in_registers), GATED_ACTS[act]]
+    y = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()
+                                    + np.array(x.view(mx.uint8)).tobytes()), np.uint8)
+    return mx.array(y).view(x.dtype).reshape(1, m.rows // 2)
+
+
+@pytest.mark.parametrize("path", PATHS[:2])
+@pytest.mark.parametrize("tiling", [None, Int8Tiling(warps=2, stages=2, per_lane=1, ctas=2),
+                                    Int8Tiling(warps=2, stages=2, per_lane=2, ctas=2),
+                                    Int8Tiling(warps=2, stages=2, per_lane=4, ctas=2,
+                                               x_in_registers=True)],
+                         ids=["default", "2warps-2ctas", "2warps-2ctas-2perlane",
+                              "2warps-2ctas-4perlane-xreg"])
+@pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16, mx.float16],
+                         ids=["f32", "bf16", "f16"])
+@pytest.mark.parametrize("act", sorted(GATED_ACTS))
+@pytest.mark.parametrize("ggml_type", sorted(INT8_TYPES, key=int), ids=lambda t: t.name)
+def test_gated_int8_kernel(
+    path: str, ggml_type: T, act: str, dtype: mx.Dtype, tiling: Int8Tiling | None,
+    rng: np.random.Generator, request: pytest.FixtureRequest,
+) -> None:
+    # act(g) * u from one fused weight of 2F rows, F pairs not a multiple of the warps (9
+    # pairs: the defaults' third CTA of four warps has one busy warp; two CTAs of two warps
+    # stream three pairs a warp, six rows, through their stages), the weight one row into its
+    # buffer, against float64 arithmetic on x rounded to int8 as gemv_int8 rounds it. XREG
+    # (x's first chunk in registers, off by default): rows of two 4,096-element chunks, so a
+    # pair's gate and up rows each read the first from registers, the second from shared
+    # memory.
+    if path == "gguf_kernel" and gpu_backend() != "cuda":
+        pytest.skip("gemv_int8 is a CUDA kernel")
+    if path == "gguf_kernel" and tiling and tiling.x_in_registers:
+        pytest.skip("XREG is off by default and unmeasured: emulated only")
+    if path == "gguf_kernel" and tiling and dtype != mx.bfloat16:
+        pytest.skip("the other tilings run bf16 alone on the GPU (each variant compiles)")
+    pairs = EMULATED_PAIRS if path == "emulated_cuda" else GATED_PAIRS
+    m = matrix(ggml_type, rng, skip=1, path=path, rows=2 * pairs)
+    x = gated_x(m, rng, dtype)
+    t = tiling or default_int8_tiling(ggml_type, m.values.shape[1])
+    got = gated_product(path, x, m, act, t, request)
+    assert got.dtype == dtype and got.shape == (1, pairs)
+    y = np.array(got.astype(mx.float32))[0]
+    assert np.isfinite(y).all()
+    xr = int8_activations(np.array(x.astype(mx.float32)))[0]
+    wg, wu = m.values[:pairs], m.values[pairs:]
+    g, u = wg @ xr, wu @ xr
+    bound = glu_bound(g, u, float32_bound(xr, wg), float32_bound(xr, wu), act, dtype)
+    assert (np.abs(y - GLU[act](g) * u) <= bound).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("tiling", [None, Int8Tiling(warps=2, stages=2, per_lane=2, ctas=2)],
+                         ids=["default", "2warps-2ctas-2perlane"])
+@pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16, mx.float16],
+                         ids=["f32", "bf16", "f16"])
+@pytest.mark.parametrize("act", sorted(GATED_ACTS))
+@pytest.mark.parametrize("ggml_type", sorted(INT8_TYPES, key=int), ids=lambda t: t.name)
+def test_gated_kernel_equals_the_unfused_path(
+    ggml_type: T, act: str, dtype: mx.Dtype, tiling: Int8Tiling | None,
+    rng: np.random.Generator,
+) -> None:
+    # The fused kernel against what it replaces on the GPU: the plain product of the same
+    # tiling (so g and u are the same T values), split, then MLX's compiled act(g) * u; both
+    # outputs poisoned with NaN. The two run the same MLX functors on the same values, but
+    # NVRTC may contract a multiply and an add into an fma in one and not the other (PTX's
+    # add and mul without a rounding mode allow it, in f32, f16 and bf16): each is within
+    # `glu_bound`'s activation term (8 e |g_T| |u_T|) of the exact act(g_T) * u_T, so within
+    # twice that of each other.
+    if gpu_backend() != "cuda":
+        pytest.skip("gemv_int8 is a CUDA kernel")
+    if tiling and dtype != mx.bfloat16:
+        pytest.skip("the other tiling runs bf16 alone (each variant compiles)")
+    m = matrix(ggml_type, rng, skip=1, rows=2 * GATED_PAIRS)
+    x = gated_x(m, rng, dtype)
+    t = tiling or default_int8_tiling(ggml_type, m.values.shape[1])
+    lib = library("cuda")
+    fused = lib.gemv(x, m.raw, ggml_type, tiling=t, act=act, init_value=NAN)
+    both = lib.gemv(x, m.raw, ggml_type, tiling=t, init_value=NAN)
+    g, u = mx.split(both, 2, axis=-1)
+    unfused = gated(GLU_FUNCTIONS[act])(g, u)
+    assert fused.dtype == unfused.dtype == dtype and fused.shape == unfused.shape
+    a, b = np.array(fused.astype(mx.float32)), np.array(unfused.astype(mx.float32))
+    assert np.isfinite(a).all() and np.isfinite(b).all()
+    gt, ut = np.array(g.astype(mx.float32)), np.array(u.astype(mx.float32))
+    diff = np.abs(a - b)
+    assert (diff <= 2 * 8 * UNIT_ROUNDOFF[dtype] * np.abs(gt) * np.abs(ut)).all()
+    print(f"{ggml_type.name} {act} {dtype}: {np.mean(diff == 0):.3f} of outputs equal")
+
+
 @pytest.fixture
 def quant_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Settings with ``engine.quant_path`` = the test's parameter, for the test's duration."""
@@ -551,6 +702,16 @@ def test_kernels_refuse_what_they_cannot_compute() -> None:
     with pytest.raises(ValueError, match="gemv_int8 is a CUDA kernel for Q4_0, Q4_K, Q6_K"):
         library("cuda").gemv(mx.zeros((1, 256)), mx.zeros((1, 176), mx.uint8), T.Q5_K,
                              tiling=Int8Tiling())
+    # the gated mode: gemv_int8's (one row, its formats), on gate and up rows in pairs
+    with pytest.raises(ValueError, match="an even number of rows"):
+        library("cuda").gemv(mx.zeros((1, 32)), mx.zeros((3, 18), mx.uint8), T.Q4_0, act="silu")
+    with pytest.raises(ValueError, match="act in"):
+        library("cuda").gemv(mx.zeros((1, 32)), mx.zeros((2, 18), mx.uint8), T.Q4_0, act="relu")
+    with pytest.raises(ValueError, match="no tile or GemvTiling"):
+        library("cuda").gemv(mx.zeros((1, 32)), mx.zeros((2, 18), mx.uint8), T.Q4_0,
+                             tiling=GemvTiling(), act="silu")
+    with pytest.raises(ValueError, match=r"x must be \[1, 32\]"):
+        library("cuda").gemv(mx.zeros((2, 32)), mx.zeros((2, 18), mx.uint8), T.Q4_0, act="silu")
     if gpu_backend() is None:
         with pytest.raises(ValueError, match="needs MLX's default device to be a GPU"):
             gguf_matmul(mx.zeros((1, 32)), mx.zeros((1, 18), mx.uint8), T.Q4_0)

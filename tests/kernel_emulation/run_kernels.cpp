@@ -2,8 +2,9 @@
 // tests/test_quant_kernels.py. Usage (raw blocks, then the activations, on stdin):
 //   run_kernels gemv GGML_TYPE MT ROWS WARPS STAGES N ROW_BYTES M SKIP_ROWS BF16  > y
 //   run_kernels dequant GGML_TYPE N ROW_BYTES SKIP_ROWS                           > W
-//   run_kernels gemv_int8 GGML_TYPE WARPS STAGES PER_LANE CTAS N ROW_BYTES SKIP_ROWS BF16 XREG > y
-//   (one x row; CTAS as Int8Tiling.grid gives them; XREG 1: x held in registers)
+//   run_kernels gemv_int8 GGML_TYPE WARPS STAGES PER_LANE CTAS N ROW_BYTES SKIP_ROWS BF16 XREG [ACT] > y
+//   (one x row; CTAS as Int8Tiling.grid gives them; XREG 1: x held in registers; ACT 1 (SiLU)
+//   or 2 (GELU tanh): the gated mode, N rows of gate then up, N / 2 outputs)
 // SKIP_ROWS rows of the input precede the weight, so it starts off 16-byte alignment. BF16=1:
 // activations and y in bfloat16 (else float32, as W always is).
 #include "prelude.cuh"
@@ -50,11 +51,11 @@ int run_gemv(char** argv, const uint8_t* w, int n, int row_bytes, int m, int k) 
 
 // One activation row through gemv_int8 with the tiling asked for (x's copy: up to 16,384
 // values, INT8_MAX_COLS).
-template <int TYPE, class T>
+template <int TYPE, class T, int ACT>
 int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
   constexpr int KCAP = 16384;
   if (k > KCAP) return 5;
-  std::vector<T> x(k), y(n);
+  std::vector<T> x(k), y(ACT ? n / 2 : n);
   std::memset(y.data(), 0xFF, y.size() * sizeof(T));  // NaN in float32 and bfloat16
   if (fread(x.data(), sizeof(T), x.size(), stdin) != x.size()) return 4;
   const int warps = atoi(argv[3]), stages = atoi(argv[4]), per_lane = atoi(argv[5]);
@@ -62,23 +63,32 @@ int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
   const bool held = atoi(argv[11]);
   auto run = [&](auto kernel) { launch(grid, warps * 32, [&] { kernel(w, x.data(), y.data(), n, row_bytes); }); };
   // The tilings the tests use: the defaults, two CTAs of two warps, and the (warps, stages,
-  // sub-blocks a lane) of benchmarks/int8_sweep.py's candidates.
+  // sub-blocks a lane) of benchmarks/int8_sweep.py's candidates; gated, the defaults
+  // (library.INT8_TILINGS) and two CTAs of two warps.
 #define VX_INT8_TILING(W, S, P) \
   else if (!held && warps == W && stages == S && per_lane == P) \
-    run(vx::gemv_int8<TYPE, T, W, S, P, KCAP, false>);
+    run(vx::gemv_int8<TYPE, T, W, S, P, KCAP, false, ACT>);
 #define VX_INT8_HELD(W, S, P) \
   else if (held && warps == W && stages == S && per_lane == P) \
-    run(vx::gemv_int8<TYPE, T, W, S, P, KCAP, true>);
-  if (false) {}
-  VX_INT8_TILING(8, 3, 1) VX_INT8_TILING(8, 3, 2) VX_INT8_TILING(2, 2, 1) VX_INT8_TILING(2, 2, 2)
-  VX_INT8_TILING(8, 4, 1) VX_INT8_TILING(8, 4, 2) VX_INT8_TILING(8, 2, 2) VX_INT8_TILING(8, 2, 4)
-  VX_INT8_TILING(4, 2, 2) VX_INT8_TILING(4, 3, 1) VX_INT8_TILING(4, 3, 2) VX_INT8_TILING(4, 4, 1)
-  VX_INT8_TILING(4, 4, 2) VX_INT8_TILING(4, 2, 4) VX_INT8_TILING(4, 3, 4) VX_INT8_TILING(4, 4, 4)
-  VX_INT8_TILING(8, 3, 4) VX_INT8_TILING(7, 3, 4) VX_INT8_TILING(8, 4, 4) VX_INT8_TILING(6, 4, 4)
-  VX_INT8_TILING(6, 3, 4) VX_INT8_TILING(6, 2, 4)
-  VX_INT8_HELD(8, 2, 4) VX_INT8_HELD(7, 3, 4) VX_INT8_HELD(4, 3, 4) VX_INT8_HELD(2, 2, 4)
-  VX_INT8_HELD(4, 2, 4)
-  else return 3;
+    run(vx::gemv_int8<TYPE, T, W, S, P, KCAP, true, ACT>);
+  if constexpr (ACT == 0) {
+    if (false) {}
+    VX_INT8_TILING(8, 3, 1) VX_INT8_TILING(8, 3, 2) VX_INT8_TILING(2, 2, 1) VX_INT8_TILING(2, 2, 2)
+    VX_INT8_TILING(8, 4, 1) VX_INT8_TILING(8, 4, 2) VX_INT8_TILING(8, 2, 2) VX_INT8_TILING(8, 2, 4)
+    VX_INT8_TILING(4, 2, 2) VX_INT8_TILING(4, 3, 1) VX_INT8_TILING(4, 3, 2) VX_INT8_TILING(4, 4, 1)
+    VX_INT8_TILING(4, 4, 2) VX_INT8_TILING(4, 2, 4) VX_INT8_TILING(4, 3, 4) VX_INT8_TILING(4, 4, 4)
+    VX_INT8_TILING(8, 3, 4) VX_INT8_TILING(7, 3, 4) VX_INT8_TILING(8, 4, 4) VX_INT8_TILING(6, 4, 4)
+    VX_INT8_TILING(6, 3, 4) VX_INT8_TILING(6, 2, 4)
+    VX_INT8_HELD(8, 2, 4) VX_INT8_HELD(7, 3, 4) VX_INT8_HELD(4, 3, 4) VX_INT8_HELD(2, 2, 4)
+    VX_INT8_HELD(4, 2, 4)
+    else return 3;
+  } else {
+    if (false) {}
+    VX_INT8_TILING(4, 2, 4) VX_INT8_TILING(4, 4, 2) VX_INT8_TILING(8, 3, 1) VX_INT8_TILING(2, 2, 1)
+    VX_INT8_TILING(2, 2, 2)
+    VX_INT8_HELD(2, 2, 4)
+    else return 3;
+  }
 #undef VX_INT8_TILING
 #undef VX_INT8_HELD
   fwrite(y.data(), sizeof(T), y.size(), stdout);
@@ -94,8 +104,16 @@ int run_int8(char** argv) {
   if (fread(raw, 1, size_t(n + skip) * row_bytes, stdin) != size_t(n + skip) * row_bytes) return 4;
   const uint8_t* w = raw + size_t(skip) * row_bytes;
   const int k = row_bytes / F::BB * F::BE;
-  return atoi(argv[10]) ? run_gemv_int8<TYPE, __nv_bfloat16>(argv, w, n, row_bytes, k)
-                       : run_gemv_int8<TYPE, float>(argv, w, n, row_bytes, k);
+  const bool bf16 = atoi(argv[10]);
+  switch (argv[12] ? atoi(argv[12]) : 0) {  // ACT (after XREG, argv[11])
+    case 0: return bf16 ? run_gemv_int8<TYPE, __nv_bfloat16, 0>(argv, w, n, row_bytes, k)
+                        : run_gemv_int8<TYPE, float, 0>(argv, w, n, row_bytes, k);
+    case 1: return bf16 ? run_gemv_int8<TYPE, __nv_bfloat16, 1>(argv, w, n, row_bytes, k)
+                        : run_gemv_int8<TYPE, float, 1>(argv, w, n, row_bytes, k);
+    case 2: return bf16 ? run_gemv_int8<TYPE, __nv_bfloat16, 2>(argv, w, n, row_bytes, k)
+                        : run_gemv_int8<TYPE, float, 2>(argv, w, n, row_bytes, k);
+  }
+  return 2;
 }
 
 template <class F>
@@ -127,7 +145,7 @@ int run(char** argv, bool is_gemv) {
 int main(int argc, char** argv) {
   if (argc < 6) return 2;  // see the usage above
   if (std::string(argv[1]) == "gemv_int8") {
-    if (argc < 11) return 2;
+    if (argc < 12) return 2;  // XREG is argv[11]
     switch (atoi(argv[2])) {
       case 2: return run_int8<2>(argv);
       case 8: return run_int8<8>(argv);

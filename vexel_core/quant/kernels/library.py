@@ -10,7 +10,10 @@ dtype, tile) compiles once per process (NVRTC: about 1-2 s each).
 
 On CUDA one activation row of Q4_0, Q8_0, Q4_K or Q6_K goes to a third kernel, ``gemv_int8``
 (cuda/gemv_int8.cuh): x rounded to 8-bit integers per 32 values, as llama.cpp's mmvq does, and
-products by ``__dp4a``. It has no Metal twin: Apple GPUs have no 8-bit dot instruction.
+products by ``__dp4a``. It has no Metal twin: Apple GPUs have no 8-bit dot instruction. Its
+gated mode (``gemv(..., act=...)``) multiplies a fused gate/up weight and returns
+``act(g) * u`` in the same launch; written without GPU time, it has run only in the CPU
+emulation and NVRTC has compiled it offline (notes/device-jobs/gated_check.sh tests it).
 
 What is verified (notes/gpu-kernels.md): on an H200, the CUDA kernels equal the reference for
 their formats (tests/test_quant_kernels.py, marked ``gpu``; ``gemv_int8`` with x rounded as it
@@ -34,6 +37,9 @@ from vexel_core.gpu import cuda_header, on_cuda
 
 Backend = Literal["cuda", "metal"]
 Op = Literal["gemv", "gemv_int8", "dequant"]
+GatedAct = Literal["silu", "gelu_tanh"]
+# gemv_int8's ACT template argument per activation of its gated mode (0: the plain product)
+GATED_ACTS: dict[str, int] = {"silu": 1, "gelu_tanh": 2}
 
 Q = GGMLQuantizationType
 KERNEL_TYPES: frozenset[GGMLQuantizationType] = frozenset(
@@ -90,9 +96,10 @@ class Int8Tiling:
     x_in_registers: bool = False
 
     def grid(self, rows: int) -> int:
-        """CTAs for *rows* weight rows: as few warps as give each the same number of rows as
-        the most loaded one would get from all of them (a warp with one row more than the
-        others is the kernel's tail)."""
+        """CTAs for *rows* weight rows (gated: row pairs, each warp streaming both rows of
+        its pairs): as few warps as give each the same number of rows as the most loaded one
+        would get from all of them (a warp with one row more than the others is the kernel's
+        tail)."""
         per_warp = -(-rows // (self.ctas * self.warps))
         warps = -(-rows // per_warp)
         return -(-warps // self.warps)
@@ -216,6 +223,7 @@ class KernelLibrary:
         tile: int | None = None,
         tiling: GemvTiling | Int8Tiling | None = None,
         init_value: float | None = None,
+        act: GatedAct | None = None,
     ) -> mx.array:
         """``x[M, K] @ W.T`` -> ``[M, N]`` in x's dtype, W being the blocks ``raw[N, row_bytes]``.
 
@@ -223,9 +231,14 @@ class KernelLibrary:
         repeat the pass. One row of an `INT8_TYPES` format on CUDA runs ``gemv_int8`` unless a
         `GemvTiling` asks for the float kernel. *init_value* fills the output before the kernel
         runs (tests poison it with NaN to catch elements the kernel never writes).
+
+        *act* (``"silu"``, ``"gelu_tanh"``): ``gemv_int8``'s gated mode, for one row on CUDA
+        only: W holds gate rows then up rows, and the result is ``act(g) * u`` ``[1, N / 2]``
+        for ``[g, u]`` the product's two halves, rounded as MLX's ``act(g) * u`` on them
+        would round it (cuda/gemv_int8.cuh, glu).
         """
         op, launch = _gemv_plan(self.backend, ggml_type, raw.shape, raw.dtype, x.shape,
-                                x.dtype, tile, tiling)
+                                x.dtype, tile, tiling, act)
         return self._launch(op, [raw, x], launch, init_value)
 
     def dequantize(
@@ -268,13 +281,15 @@ class _Launch:
 def _gemv_plan(
     backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
     raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype, tile: int | None,
-    tiling: GemvTiling | Int8Tiling | None,
+    tiling: GemvTiling | Int8Tiling | None, act: GatedAct | None = None,
 ) -> tuple[Op, _Launch]:
     """Which matrix-vector kernel computes this product, and its launch (one lookup per
     product: decoding launches four per layer per token)."""
-    if isinstance(tiling, Int8Tiling):
+    if isinstance(tiling, Int8Tiling) or act is not None:
+        if tile is not None or isinstance(tiling, GemvTiling):
+            raise ValueError(f"act={act!r} is gemv_int8's gated mode: no tile or GemvTiling")
         return "gemv_int8", _int8_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape,
-                                         x_dtype, tiling)
+                                         x_dtype, tiling, act)
     if tile is None and tiling is None and int8_applies(backend, ggml_type, x_shape):
         return "gemv_int8", _int8_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape,
                                          x_dtype, None)
@@ -314,9 +329,12 @@ def int8_applies(backend: Backend, ggml_type: GGMLQuantizationType,
 def _int8_launch(
     backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
     raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype,
-    tiling: Int8Tiling | None,
+    tiling: Int8Tiling | None, act: GatedAct | None = None,
 ) -> _Launch:
     rows, cols = _check(raw_shape, raw_dtype, ggml_type)
+    if act is not None and (act not in GATED_ACTS or rows % 2):
+        raise ValueError(f"gemv_int8's gated mode takes act in {sorted(GATED_ACTS)} and an even "
+                         f"number of rows (gate, then up); got {act!r}, {rows} rows")
     if backend != "cuda" or ggml_type not in INT8_TYPES:
         names = ", ".join(sorted(t.name for t in INT8_TYPES))
         raise ValueError(f"gemv_int8 is a CUDA kernel for {names}; got {backend} "
@@ -330,10 +348,13 @@ def _int8_launch(
         raise ValueError(f"gemv_int8: {tiling} needs {tiling.shared_bytes(ggml_type, cols)} "
                          f"bytes of shared memory for rows of {cols}; at most {SHARED_MAX}")
     threads = tiling.warps * 32
+    outs = rows if act is None else rows // 2  # gated: one output per (gate, up) row pair
     template = [("GGML_TYPE", int(ggml_type)), ("T", x_dtype), ("WARPS", tiling.warps),
                 ("STAGES", tiling.stages), ("PER_LANE", tiling.per_lane),
-                ("KCAP", int8_kcap(cols)), ("XREG", tiling.x_in_registers)]
-    return _Launch(template, (tiling.grid(rows) * threads, 1, 1), (threads, 1, 1), (1, rows),
+                ("KCAP", int8_kcap(cols)), ("XREG", tiling.x_in_registers),
+                ("ACT", GATED_ACTS[act] if act else 0)]
+    # the gated mode keeps its gate sums in registers: the same shared memory as the product
+    return _Launch(template, (tiling.grid(outs) * threads, 1, 1), (threads, 1, 1), (1, outs),
                    x_dtype, tiling.shared_bytes(ggml_type, cols))
 
 

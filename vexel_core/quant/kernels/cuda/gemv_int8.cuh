@@ -22,6 +22,21 @@
 // Rows and the staged blocks start on even bytes (GGUF block sizes are even and MLX's buffers
 // aligned), so words are read from their 4-byte floors with one byte permute each; the scales
 // come from formats.h (F::group), as the float kernel decodes them.
+//
+// Gated mode (ACT 1: SiLU, 2: GELU tanh): W holds 2F rows, gate rows 0..F-1 then up rows
+// F..2F-1 (a fused gate/up projection), and y[i] = act(g_i) * u_i with g_i = W[i].x and
+// u_i = W[i + F].x. Warp w owns outputs w, w + W, ... and streams row i, then row i + F,
+// through the same pipeline (the same bytes and staging as the plain product of 2F rows); it
+// keeps the gate's sum in a register (no shared memory beyond the plain product's, so
+// Int8Tiling.shared_bytes holds for both), and at the up row's end lane 0 stores the
+// product. With XREG, the gate and the up row's first chunks both read x from registers.
+// One node of MLX's graph instead of four (the product, the split's two slices, MLX's fused
+// act(g) * u): one request's decoding is host-bound, and MLX spends ~4.5 us of host time on a
+// custom kernel, ~2.7 us on a slice (notes/engine-gpu.md, "Host time per node").
+
+// MLX's elementwise functors (Multiply, Sigmoid, Tanh, ...), which NVRTC has under this name
+// (MLX's JIT headers): the gated mode computes act(g) * u with them (glu below).
+#include "mlx/backend/cuda/device/binary_ops.cuh"
 
 namespace vx {
 
@@ -125,9 +140,43 @@ __device__ __forceinline__ float round_block(const T* x, int8_t* q, int* sum) {
   return __fdiv_rn(amax, 127.0f);
 }
 
-template <int GGML_TYPE, class T, int WARPS, int STAGES, int PER_LANE, int KCAP, bool XREG>
+// v rounded to T as the plain product's output is (store1: to nearest, ties to even).
+template <class T>
+__device__ __forceinline__ T rounded(float v) {
+  T t;
+  store1(&t, v);
+  return t;
+}
+
+// act(g) * u for g and u already rounded to T, operation for operation as MLX's compiled
+// `act(g) * u` computes it on T (layers.py's `gated`: mx.compile fuses the graph into one
+// kernel of MLX's functors, each intermediate a T): the same functors in the same order, and
+// the Python constants rounded as MLX rounds a scalar (to float, then to T). So the fused
+// product rounds as the unfused path does: g and u each to T, then every operation to T.
+//   ACT 1, nn.silu:        g * sigmoid(g)
+//   ACT 2, nn.gelu_approx: 0.5 * g * (1 + tanh(sqrt(2 / pi) * (g + 0.044715 * g ** 3)))
+template <int ACT, class T>
+__device__ __forceinline__ T glu(T g, T u) {
+  using mlx::core::cu::Add, mlx::core::cu::Multiply;
+  T a;
+  if constexpr (ACT == 1) {
+    a = Multiply{}(g, mlx::core::cu::Sigmoid{}(g));
+  } else {
+    static_assert(ACT == 2, "ACT: 0 plain product, 1 SiLU, 2 GELU (tanh)");
+    const T cube = mlx::core::cu::Power{}(g, rounded<T>(3.0f));
+    const T inner = Add{}(g, Multiply{}(rounded<T>(0.044715f), cube));
+    const T t = mlx::core::cu::Tanh{}(Multiply{}(rounded<T>(0.7978845608028654f), inner));
+    a = Multiply{}(Multiply{}(rounded<T>(0.5f), g), Add{}(rounded<T>(1.0f), t));
+  }
+  return Multiply{}(a, u);
+}
+
+// ACT 0: y[N] = W x. ACT 1 or 2: the gated mode (see the top of this file), y[N / 2].
+template <int GGML_TYPE, class T, int WARPS, int STAGES, int PER_LANE, int KCAP, bool XREG,
+          int ACT>
 __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, int N,
                                           int row_bytes) {
+  constexpr bool GATED = ACT != 0;
   using F = typename FormatOf<GGML_TYPE>::type;
   using I = Int8Format<GGML_TYPE>;
   constexpr int SUBS = F::BE / 32;  // 32-element sub-blocks per block
@@ -154,17 +203,24 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
   const int nx = nb * SUBS;  // 32-element blocks of x
   const int nchunks = (nb + BLOCKS - 1) / BLOCKS;
   const int gw = int(blockIdx.x) * WARPS + warp, all = int(gridDim.x) * WARPS;
-  const int items = gw < N ? ((N - 1 - gw) / all + 1) * nchunks : 0;  // (row, chunk) pairs
+  const int outs = GATED ? N / 2 : N;  // outputs: rows, or (gate, up) row pairs
+  // (row, chunk) pairs this warp streams: every chunk of each of its rows, or of both rows of
+  // each of its pairs
+  const int items = gw < outs ? ((outs - 1 - gw) / all + 1) * nchunks * (GATED ? 2 : 1) : 0;
 
   // Two cursors over this warp's (row, chunk) pairs, advanced without division (a lane's
   // share of an item is one or two sub-blocks: per-item index arithmetic is not negligible).
+  // Gated, a gate row i < outs is followed by its up row i + outs, then comes gate row i + all.
   struct Cursor {
     int row, chunk;
     __device__ __forceinline__ size_t offset(int row_bytes) const {
       return size_t(row) * row_bytes + size_t(chunk) * BYTES;
     }
-    __device__ __forceinline__ void next(int nchunks, int all) {
-      if (++chunk == nchunks) { chunk = 0; row += all; }
+    __device__ __forceinline__ void next(int nchunks, int all, int outs) {
+      if (++chunk < nchunks) return;
+      chunk = 0;
+      if constexpr (GATED) row += row < outs ? outs : all - outs;
+      else row += all;
     }
   };
   Cursor ahead{gw, 0}, here{gw, 0};
@@ -172,7 +228,7 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
     const int len = (min(nb, (ahead.chunk + 1) * BLOCKS) - ahead.chunk * BLOCKS) * F::BB;
     stage_bytes(reinterpret_cast<uint8_t*>(stage[warp][slot]), w + ahead.offset(row_bytes), len,
                 lane);
-    ahead.next(nchunks, all);
+    ahead.next(nchunks, all, outs);
   };
 
   // The first weight copies fly while the CTA rounds x. (Filling every slot first, one chunk
@@ -208,6 +264,7 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
 
   const int base = int(reinterpret_cast<uintptr_t>(w) & 15);
   float acc = 0.0f;
+  float gate = 0.0f;  // gated: the current pair's gate sum, held by every lane
   for (int i = 0; i < items; ++i) {
     if (i + STAGES - 1 < items) issue((i + STAGES - 1) % STAGES);
     cp_async_commit();
@@ -252,10 +309,16 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
     if (here.chunk == nchunks - 1) {
 #pragma unroll
       for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
-      if (lane == 0) store1(y + here.row, acc);
+      if constexpr (!GATED) {
+        if (lane == 0) store1(y + here.row, acc);
+      } else if (here.row < outs) {
+        gate = acc;  // the xor reduction leaves the sum in every lane
+      } else if (lane == 0) {
+        y[here.row - outs] = glu<ACT>(rounded<T>(gate), rounded<T>(acc));
+      }
       acc = 0.0f;
     }
-    here.next(nchunks, all);
+    here.next(nchunks, all, outs);
     __syncwarp();  // the next issue overwrites this stage
   }
 }
