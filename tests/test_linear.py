@@ -10,8 +10,10 @@ from gguf import GGMLQuantizationType as T
 from gguf.quants import dequantize as gguf_dequantize
 
 from vexel_core.errors import RegistryMiss, TensorDataError
+from vexel_core.model.layers import GatedMLP, gelu_tanh
 from vexel_core.model.linear import Embedding, Linear, load_weight
 from vexel_core.plugins import PluginHost, load_plugins
+from vexel_core.quant.base import Activation, gated
 from vexel_core.quant.measure import random_raw
 
 ROWS, COLS = 6, 512  # several blocks per row for every type (two K-quant super-blocks)
@@ -190,3 +192,26 @@ def test_stacking_keeps_no_reference_to_its_parts(
     assert stacked is not None
     w = np.concatenate([gguf_dequantize(raw, ggml_type) for raw in raws]).astype(np.float32)
     np.testing.assert_array_equal(np.array(stacked.dequantize()), w)
+
+
+@pytest.mark.parametrize("act", [nn.silu, gelu_tanh, nn.relu], ids=["silu", "gelu_tanh", "relu"])
+@pytest.mark.parametrize("ggml_type", [T.Q4_0, T.Q6_K, T.F16], ids=lambda t: t.name)
+def test_gated_mlp_through_the_fallback_is_unchanged(
+    host: PluginHost, ggml_type: T, act: Activation, rng: np.random.Generator
+) -> None:
+    # GatedMLP with a fused gate/up weight asks the weight for act(g) * u; where no kernel
+    # fuses it (on the CPU, every kind; relu has no kernel anywhere), the weight multiplies,
+    # splits and applies the compiled act(g) * u: exactly the graph of before, a bias (added
+    # before the activation) included. One row and three, float32 and bfloat16.
+    ffn = 32  # the down product's columns: one block
+    gate_up = load_weight(host, ggml_type, random_raw(ggml_type, 2 * ffn, COLS, rng),
+                          (2 * ffn, COLS))
+    down = Linear(load_weight(host, T.Q8_0, random_raw(T.Q8_0, COLS, ffn, rng), (COLS, ffn)))
+    bias = mx.array(rng.normal(size=2 * ffn).astype(np.float32))
+    for fused in (Linear(gate_up), Linear(gate_up, bias)):
+        mlp = GatedMLP(down, gate_up=fused, act=act)
+        for rows, dtype in ((1, mx.float32), (3, mx.bfloat16)):
+            x = mx.array(rng.normal(size=(rows, COLS)).astype(np.float32)).astype(dtype)
+            g, u = mx.split(fused(x), 2, axis=-1)  # GatedMLP.__call__ before the kernel
+            before = down(gated(act)(g, u))
+            assert mx.array_equal(mlp(x), before).item()

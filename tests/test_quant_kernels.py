@@ -620,6 +620,48 @@ def test_gated_kernel_equals_the_unfused_path(
     print(f"{ggml_type.name} {act} {dtype}: {np.mean(diff == 0):.3f} of outputs equal")
 
 
+def test_gated_matmul_takes_the_kernel_where_it_applies(
+    rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # BlockWeight.gated_matmul's choice, off the GPU: with CUDA's kernels pretended (their
+    # launches recorded), one row of an INT8_TYPES weight is gemv_int8's gated mode with the
+    # activation's kernel name; more rows, another format, or an activation without a kernel
+    # name take the product (then the split and act(g) * u). GatedMLP names SiLU and GELU.
+    import vexel_core.quant.kernels as kernels
+    import vexel_core.quant.weights as weights
+    from vexel_core.model.layers import GatedMLP, gelu_tanh
+    from vexel_core.model.linear import Linear
+    from vexel_core.quant.kernels.library import KernelLibrary
+
+    calls: list[tuple[T, int, object]] = []
+
+    def gemv(self: KernelLibrary, x: mx.array, raw: mx.array, ggml_type: T,
+             **kw: object) -> mx.array:
+        calls.append((ggml_type, x.shape[0], kw.get("act")))
+        rows = raw.shape[0] // (2 if kw.get("act") else 1)
+        return mx.zeros((x.shape[0], rows), x.dtype)
+
+    monkeypatch.setattr(kernels, "gpu_backend", lambda: "cuda")
+    monkeypatch.setattr(weights, "select_for", lambda *a: QuantPath.GGUF_KERNEL)
+    monkeypatch.setattr(KernelLibrary, "gemv", gemv)
+    for ggml_type, rows, act, kernel in [(T.Q4_0, 1, "silu", True), (T.Q6_K, 1, "gelu_tanh", True),
+                                         (T.Q4_0, 3, "silu", False), (T.Q5_K, 1, "silu", False),
+                                         (T.Q8_0, 1, None, False)]:
+        cols = 256
+        w = FORMATS[ggml_type].load(random_raw(ggml_type, 8, cols, rng), (8, cols))
+        calls.clear()
+        x = mx.zeros((rows, cols), mx.bfloat16)
+        y = w.gated_matmul(x, mx.abs, act)
+        assert y.shape == (rows, 4)
+        assert calls == [(ggml_type, rows, act if kernel else None)]
+    gate_up = Linear(FORMATS[T.Q4_0].load(random_raw(T.Q4_0, 8, 256, rng), (8, 256)))
+    down = Linear(weights.DenseWeight(mx.zeros((256, 4), mx.bfloat16)))
+    for act_fn, name in ((nn.silu, "silu"), (gelu_tanh, "gelu_tanh"), (nn.relu, None)):
+        calls.clear()
+        GatedMLP(down, gate_up=gate_up, act=act_fn)(mx.zeros((1, 256), mx.bfloat16))
+        assert calls == [(T.Q4_0, 1, name)]
+
+
 @pytest.fixture
 def quant_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Settings with ``engine.quant_path`` = the test's parameter, for the test's duration."""

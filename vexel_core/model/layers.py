@@ -18,6 +18,7 @@ from vexel_core.gpu import kernel_backend, on_cuda
 from vexel_core.model import kernels
 from vexel_core.model.linear import Linear
 from vexel_core.quant.base import Activation, gated
+from vexel_core.quant.kernels import GatedAct
 
 
 class Norm(nn.Module):
@@ -231,10 +232,17 @@ def gelu_tanh(x: mx.array) -> mx.array:
     return nn.gelu_approx(x)
 
 
+# The activations a quantized kernel can fuse into the gate/up product, by the kernel's name
+# for them (`KernelLibrary.gemv`'s act); any other takes the product, then `gated`.
+KERNEL_ACTIVATIONS: dict[Activation, GatedAct] = {nn.silu: "silu", gelu_tanh: "gelu_tanh"}
+
+
 class GatedMLP(nn.Module):
     """``down(act(gate(x)) * up(x))``: SwiGLU with silu (LLaMA, Phi-3), GeGLU with gelu (Gemma).
 
-    ``gate_up`` is the fused form (Phi-3's ``ffn_up`` holds gate rows then up rows).
+    ``gate_up`` is the fused form (Phi-3's ``ffn_up`` holds gate rows then up rows); its
+    weight may fuse the activation into the product too (`Linear.gated_matmul`: one kernel
+    instead of the product, a split and ``act(g) * u`` when decoding one request on CUDA).
     """
 
     def __init__(
@@ -252,11 +260,11 @@ class GatedMLP(nn.Module):
 
     def __call__(self, x: mx.array) -> mx.array:
         if self.gate_up is not None:
-            g, u = mx.split(self.gate_up(x), 2, axis=-1)
+            h = self.gate_up.gated_matmul(x, self.act, KERNEL_ACTIVATIONS.get(self.act))
         else:
             assert self.gate is not None and self.up is not None
-            g, u = self.gate(x), self.up(x)
-        return self.down(gated(self.act)(g, u))
+            h = gated(self.act)(self.gate(x), self.up(x))
+        return self.down(h)
 
 
 class MLP(nn.Module):

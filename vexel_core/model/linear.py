@@ -17,10 +17,11 @@ import numpy as np
 from gguf import GGMLQuantizationType
 
 from vexel_core.errors import TensorDataError
-from vexel_core.quant.base import QuantFormat, WeightTensor
+from vexel_core.quant.base import Activation, QuantFormat, WeightTensor, gated
 
 if TYPE_CHECKING:
     from vexel_core.plugins import PluginHost
+    from vexel_core.quant.kernels import GatedAct
 
 
 class Linear(nn.Module):
@@ -45,6 +46,16 @@ class Linear(nn.Module):
     def __call__(self, x: mx.array) -> mx.array:
         y = self.weight.matmul(x)
         return y if self.bias is None else y + self.bias.astype(y.dtype)
+
+    def gated_matmul(self, x: mx.array, act: Activation,
+                     kernel_act: GatedAct | None = None) -> mx.array:
+        """``act(g) * u`` for ``[g, u]`` the two halves of this product (a fused gate/up
+        projection: gate rows, then up rows); `WeightTensor.gated_matmul` says what
+        *kernel_act* is."""
+        if self.bias is not None:  # added before the activation: no fused form
+            g, u = mx.split(self(x), 2, axis=-1)
+            return gated(act)(g, u)
+        return self.weight.gated_matmul(x, act, kernel_act)
 
 
 class Embedding(nn.Module):

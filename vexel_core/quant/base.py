@@ -10,10 +10,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from functools import cache
+from typing import TYPE_CHECKING
 
 import mlx.core as mx
 import numpy as np
 from gguf import GGMLQuantizationType
+
+if TYPE_CHECKING:
+    from vexel_core.quant.kernels.library import GatedAct
 
 Activation = Callable[[mx.array], mx.array]
 
@@ -36,6 +40,15 @@ class WeightTensor(ABC):
 
     @abstractmethod
     def matmul(self, x: mx.array) -> mx.array: ...
+
+    def gated_matmul(self, x: mx.array, act: Activation,
+                     kernel_act: GatedAct | None = None) -> mx.array:
+        """``act(g) * u`` for ``[g, u] = x @ W.T`` split in halves: W is a fused gate/up
+        projection, gate rows then up rows. *kernel_act* names *act* for kinds with a kernel
+        that fuses it (``"silu"``, ``"gelu_tanh"``; `BlockWeight` on CUDA); this default
+        multiplies, then applies `gated`."""
+        g, u = mx.split(self.matmul(x), 2, axis=-1)
+        return gated(act)(g, u)
 
     @abstractmethod
     def take(self, ids: mx.array) -> mx.array: ...

@@ -18,8 +18,8 @@ from gguf import GGMLQuantizationType
 
 from vexel_core.gpu import device_resident
 from vexel_core.quant.affine import AffineMatrix, concat_rows
-from vexel_core.quant.base import WeightTensor
-from vexel_core.quant.kernels import gguf_dequantize, gguf_matmul
+from vexel_core.quant.base import Activation, WeightTensor
+from vexel_core.quant.kernels import GatedAct, gguf_dequantize, gguf_gated, gguf_matmul
 from vexel_core.quant.selection import QuantPath, paths_on_this_device, select_for
 
 
@@ -153,6 +153,16 @@ class BlockWeight(WeightTensor):
         if path is QuantPath.REFERENCE:
             return (x.astype(mx.float32) @ self.dequantize().T).astype(x.dtype)
         return self.affine_matmul(x)
+
+    def gated_matmul(self, x: mx.array, act: Activation,
+                     kernel_act: GatedAct | None = None) -> mx.array:
+        """`WeightTensor.gated_matmul`; where the GGUF kernels compute the product and one
+        of them fuses *kernel_act* (one row on CUDA: ``gemv_int8``), in that one kernel."""
+        if kernel_act is not None and select_for(self.ggml_type, x) is QuantPath.GGUF_KERNEL:
+            y = gguf_gated(x, self.raw, self.ggml_type, kernel_act)
+            if y is not None:
+                return y
+        return super().gated_matmul(x, act, kernel_act)
 
     def affine_matmul(self, x: mx.array) -> mx.array:
         """``x @ W.T`` on the affine terms; in float32 when `float32_products` is set."""

@@ -6,7 +6,8 @@ Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
 
 * few activation rows (decode): a matrix-vector kernel that reads the blocks once
   (`KernelLibrary.gemv`); on CUDA one row of Q4_0, Q8_0, Q4_K or Q6_K rounds x to int8 and
-  multiplies by ``dp4a`` (``gemv_int8``, as llama.cpp does for one row);
+  multiplies by ``dp4a`` (``gemv_int8``, as llama.cpp does for one row), and `gguf_gated`
+  returns ``act(g) * u`` of a fused gate/up weight from the same kernel;
 * many rows (prefill, from `PREFILL_ROWS`): the blocks dequantized into ``x``'s dtype by a
   kernel, a slice of rows at a time, then MLX's matmul.
 
@@ -24,15 +25,17 @@ from gguf import GGMLQuantizationType
 from vexel_core.quant.kernels.library import (
     ACTIVATION_TILES,
     KERNEL_TYPES,
+    GatedAct,
     GemvTiling,
     KernelLibrary,
+    gated_applies,
     gpu_backend,
     library,
 )
 
 __all__ = [
-    "ACTIVATION_TILES", "KERNEL_TYPES", "PREFILL_ROWS", "GemvTiling", "KernelLibrary",
-    "gguf_dequantize", "gguf_matmul", "gpu_backend", "library",
+    "ACTIVATION_TILES", "KERNEL_TYPES", "PREFILL_ROWS", "GatedAct", "GemvTiling",
+    "KernelLibrary", "gguf_dequantize", "gguf_gated", "gguf_matmul", "gpu_backend", "library",
 ]
 
 # Activation rows from which dequantize-then-matmul takes over from the matrix-vector kernel.
@@ -64,6 +67,18 @@ def gguf_matmul(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType) -> 
     if x.ndim != 2:
         y = y.reshape(*x.shape[:-1], raw.shape[0])
     return y if y.dtype == x.dtype else y.astype(x.dtype)
+
+
+def gguf_gated(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
+               act: GatedAct) -> mx.array | None:
+    """``act(g) * u`` for ``[g, u] = x @ W.T`` split in halves (W: the blocks ``raw``, gate
+    rows then up rows) in one kernel, where one exists: one activation row ``x[1, K]`` of
+    Q4_0, Q8_0, Q4_K or Q6_K on CUDA (``gemv_int8``'s gated mode). None elsewhere: the caller
+    multiplies, then applies *act*."""
+    backend = gpu_backend()
+    if backend is None or not gated_applies(backend, ggml_type, x.shape, x.dtype, raw.shape[0]):
+        return None
+    return library(backend).gemv(x, raw, ggml_type, act=act)
 
 
 def gguf_dequantize(raw: mx.array, ggml_type: GGMLQuantizationType, dtype: mx.Dtype) -> mx.array:

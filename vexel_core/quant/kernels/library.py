@@ -326,6 +326,14 @@ def int8_applies(backend: Backend, ggml_type: GGMLQuantizationType,
             and x_shape[0] == 1 and x_shape[1] <= INT8_MAX_COLS)
 
 
+def gated_applies(backend: Backend, ggml_type: GGMLQuantizationType,
+                  x_shape: tuple[int, ...], x_dtype: mx.Dtype, rows: int) -> bool:
+    """Whether ``gemv(..., act=...)`` computes this product: where ``gemv_int8`` applies
+    (one row on CUDA, `int8_applies`), on rows of gate then up."""
+    return (int8_applies(backend, ggml_type, x_shape) and x_dtype in ACTIVATION_DTYPES
+            and rows % 2 == 0)
+
+
 def _int8_launch(
     backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
     raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype,
