@@ -2,7 +2,7 @@
 (GPU machine). Flags first, then `vexel`'s command line:
 
     python benchmarks/ab.py [--inline-headers] [--float-one-row] [--plain-norm-add] \
-        bench --random llama3-8b --dtype q4_0 -n 1 ...
+        [--unfused-glu] bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
   included by path, `vexel_core.gpu.cuda_header`, because MLX copies and hashes a kernel's
@@ -11,6 +11,8 @@
   as before session 7, instead of ``gemv_int8``.
 * ``--plain-norm-add``: the residual add and the RMS norm after it as two operations, as
   before session 9, instead of one ``add_rms_norm`` kernel.
+* ``--unfused-glu``: a fused gate/up product, then a split and MLX's compiled ``act(g) * u``,
+  as before ``gemv_int8``'s gated mode, instead of one kernel for all three.
 """
 
 from __future__ import annotations
@@ -40,8 +42,13 @@ def plain_norm_add() -> None:
     RMSNorm.add = Norm.add  # type: ignore[method-assign]
 
 
+def unfused_glu() -> None:
+    # no activation has a kernel name: every weight takes the fallback, the graph of before
+    importlib.import_module("vexel_core.model.layers").KERNEL_ACTIVATIONS.clear()
+
+
 CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
-           "--plain-norm-add": plain_norm_add}
+           "--plain-norm-add": plain_norm_add, "--unfused-glu": unfused_glu}
 
 
 def main() -> None:
