@@ -42,16 +42,18 @@ def run(binary: Path, args: list[object], stdin: bytes) -> bytes:
     return done.stdout
 
 
-def nvcc_registers(source: str, out: Path, arch: str = "sm_90a") -> dict[int, int]:
+def nvcc_registers(source: str, out: Path, arch: str = "sm_90a",
+                   include_dirs: list[Path] | None = None) -> dict[int, int]:
     """Compile *source*, whose kernels are named ``k0``, ``k1``, ..., with nvcc for *arch* in
-    *out*; skips the test where nvcc is missing. ptxas's registers a thread, by kernel
-    number."""
+    *out* (headers also from *include_dirs*); skips the test where nvcc is missing. ptxas's
+    registers a thread, by kernel number."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         pytest.skip("needs nvcc")
     (out / "k.cu").write_text(source)
-    done = subprocess.run([nvcc, f"-arch={arch}", "-c", "--resource-usage", "-o",
-                           str(out / "k.o"), str(out / "k.cu")], capture_output=True, text=True)
+    done = subprocess.run([nvcc, f"-arch={arch}", "-c", "--resource-usage",
+                           *(f"-I{d}" for d in include_dirs or []), "-o", str(out / "k.o"),
+                           str(out / "k.cu")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     return {int(m[1]): int(m[2]) for m in re.finditer(
         r"entry function '_Z\d+k(\d+)P.*?Used (\d+) registers", done.stdout + done.stderr,
