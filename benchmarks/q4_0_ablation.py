@@ -1,0 +1,120 @@
+"""Where a one-row Q4_0 product's time goes beyond reading its bytes (GPU machine, under Nsight
+Compute, like read_ceiling.py):
+
+    ncu --clock-control none --kernel-name regex:vx_ --csv --metrics gpu__time_duration.sum,... \\
+        python3 benchmarks/q4_0_ablation.py --map map.tsv > ncu.csv
+    python3 benchmarks/ncu_summary.py ncu.csv --map map.tsv
+
+Session 12 found that one kernel reads the 33 MB of a 14336x4096 Q4_0 matrix in 10.0-10.6 us
+(read_ceiling.py: 86% of the copy bandwidth), while the packed Q4_0 prototype, whose loads are
+laid out the same way, takes 13.5 us. `q4_0_ablation.cu` has that prototype's access pattern
+with the work after the loads added one piece at a time (MODE 0-3, described there), each at a
+few launch shapes, plus read_ceiling's kernel on the same bytes. Each result is checked: the
+XOR fold and the integer dot exactly, the products against float64 within 1e-3 of the largest
+|y| (float32 sums of 4,096 terms in another order, and MODE 3's own rounding of x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+import mlx.core as mx
+import numpy as np
+
+ROWS, COLS = 14336, 4096
+NB = COLS // 32
+Q4_0_BYTES = ROWS * NB * 18  # what the product must move, the file's bytes
+MODES = {0: "loads", 1: "+dot", 2: "+scales", 3: "+own-x"}
+SHAPES = [(8, 528), (8, 1056), (4, 1056)]  # (warps a CTA, CTAs)
+LOADS = 4  # a whole 4,096-column row a pass: 128 words, four a lane
+MAP_COLUMNS = ["index", "format", "tiling", "first_id", "launches", "kernel", "grid", "smem",
+               "bytes", "check"]
+
+
+def round_x(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x (float32) to int8 per 32 values with d = max|x| / 127, as quantize_q8_1."""
+    blocks = x.reshape(-1, 32)
+    d = (np.abs(blocks).max(axis=1) / np.float32(127)).astype(np.float32)
+    safe = np.where(d > 0, d, np.float32(1))
+    q = np.where(d[:, None] > 0, np.rint(blocks / safe[:, None]), 0).astype(np.int8)
+    return q.reshape(-1), d
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--launches", type=int, default=2)
+    ap.add_argument("--map", required=True)
+    a = ap.parse_args()
+    here = Path(__file__).parent
+    probe = mx.fast.cuda_kernel(name="vx_q4_0_ablation", input_names=["qs", "d", "xq", "xd", "x"],
+                                output_names=["y"], source=(here / "q4_0_ablation.cu").read_text())
+    read = mx.fast.cuda_kernel(name="vx_read", input_names=["src"], output_names=["out"],
+                               source=(here / "read_ceiling.cu").read_text())
+    rng = np.random.default_rng(12)
+    qs = rng.integers(0, 2**32, (ROWS, NB, 4), dtype=np.uint32)
+    d = rng.uniform(1e-3, 1e-2, (ROWS, NB)).astype(np.float16)
+    x = mx.random.normal((COLS,)).astype(mx.bfloat16)
+    xf = np.array(x.astype(mx.float32))
+    xq, xd = round_x(xf)
+    # references: the fold, the integer dot, the product
+    fold = np.bitwise_xor.reduce(qs.reshape(ROWS, -1), axis=1)
+    nibbles = np.concatenate([(qs.view(np.uint8) & 15), (qs.view(np.uint8) >> 4)], axis=-1)
+    ints = nibbles.reshape(ROWS, NB, 2, 16).astype(np.int64) - 8  # [lo 16 | hi 16] of each block
+    dots = np.einsum("rbhi,bhi->rb", ints, xq.reshape(NB, 2, 16).astype(np.int64))
+    isum = dots.sum(axis=1)
+    y64 = (dots * d.astype(np.float64) * xd.astype(np.float64)).sum(axis=1)
+    inputs = [mx.array(qs), mx.array(d), mx.array(xq), mx.array(xd), x]
+    mx.eval(inputs)
+
+    def check(mode: int, y: np.ndarray) -> str:
+        if mode == 0:
+            good = np.array_equal(y.view(np.uint32), fold)
+        elif mode == 1:
+            good = np.array_equal(y.astype(np.int64), isum)
+        else:
+            good = bool(np.abs(y - y64).max() <= 1e-3 * np.abs(y64).max())
+        return "ok" if good else "WRONG"
+
+    table, next_id = [], 0
+
+    def record(label: str, tiling: str, kernel: str, ctas: int, checks: list[str]) -> None:
+        nonlocal next_id
+        check = "ok" if all(c == "ok" for c in checks) else "WRONG"
+        table.append([len(table), label, tiling, next_id, a.launches, kernel, ctas, 0,
+                      Q4_0_BYTES, check])
+        print(f"ablation {label} {tiling} ids={next_id}-{next_id + a.launches - 1} {check}",
+              file=sys.stderr, flush=True)
+        next_id += a.launches
+
+    src = inputs[0].reshape(-1)
+    for ctas, loads in ((528, 4), (1056, 2)):
+        checks = []
+        for _ in range(a.launches):
+            (out,) = read(inputs=[src], template=[("LOADS", loads)], grid=(ctas * 256, 1, 1),
+                          threadgroup=(256, 1, 1), output_shapes=[(ctas * 8,)],
+                          output_dtypes=[mx.uint32])
+            mx.eval(out)
+            checks.append("ok" if int(np.bitwise_xor.reduce(np.array(out)))
+                          == int(np.bitwise_xor.reduce(fold)) else "WRONG")
+        record("read", f"{ctas}x256x{loads}", "vx_read", ctas, checks)
+    for mode, label in MODES.items():
+        for warps, ctas in SHAPES:
+            checks = []
+            for _ in range(a.launches):
+                (y,) = probe(inputs=inputs, template=[("MODE", mode), ("LOADS", LOADS)],
+                             grid=(ctas * warps * 32, 1, 1), threadgroup=(warps * 32, 1, 1),
+                             output_shapes=[(ROWS,)], output_dtypes=[mx.float32])
+                mx.eval(y)
+                checks.append(check(mode, np.array(y)))
+            record(label, f"{ctas}x{warps * 32}x{LOADS}", "vx_q4_0_ablation", ctas, checks)
+    with open(a.map, "w", newline="") as f:
+        w = csv.writer(f, delimiter="\t")
+        w.writerow(MAP_COLUMNS)
+        w.writerows(table)
+
+
+if __name__ == "__main__":
+    main()
