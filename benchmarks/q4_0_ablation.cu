@@ -7,8 +7,11 @@
 //   2  + the block scales d (float16, one 2-byte load a block) and x's, as y = sum d dx dot
 //   3  + x rounded by every CTA into shared memory first (a barrier), read from there: the
 //      prototype's own structure, with its L2 prefetch of each warp's first row
+//   4, 5  MODE 1, 2 with the nibbles' offset of 8 taken once a block from x's block sum xs
+//      (as llama.cpp's q8_1 carries it) instead of a byte subtraction per word
 // Inputs: qs uint32 [N, nb, 4]; d float16 [N, nb]; xq int8 [32 nb]; xd float32 [nb];
-// x bfloat16 [32 nb] (MODE 3). Output y float32 [N] (MODE 0, 1: the fold, as bits or ints).
+// x bfloat16 [32 nb] (MODE 3); xs int32 [nb] (MODE 4, 5). Output y float32 [N] (MODE 0: the
+// fold's bits; MODE 1, 4: the integer dot).
 const int N = qs_shape[0], nb = qs_shape[1];
 const int lane = threadIdx.x & 31;
 const int warps = int(gridDim.x) * (blockDim.x / 32);
@@ -37,6 +40,8 @@ if constexpr (MODE == 3) {
   }
   __syncthreads();
 }
+constexpr bool SUMS = MODE >= 4;
+constexpr int WORK = SUMS ? MODE - 3 : MODE;  // what MODE 4, 5 otherwise do as 1, 2
 const int8_t* xq_at = MODE == 3 ? s_xq : reinterpret_cast<const int8_t*>(xq);
 const float* xd_at = MODE == 3 ? s_xd : xd;
 
@@ -50,7 +55,7 @@ for (int row = first; row < N; row += warps) {
       const uint4* p = words + size_t(row) * nb + b;
       asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
           : "=r"(w[k].x), "=r"(w[k].y), "=r"(w[k].z), "=r"(w[k].w) : "l"(p));
-      if constexpr (MODE >= 2) {
+      if constexpr (WORK >= 2) {
         unsigned short h;
         asm("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(h) : "l"(d + size_t(row) * nb + b));
         dw[k] = __half2float(__ushort_as_half(h));
@@ -74,12 +79,14 @@ for (int row = first; row < N; row += warps) {
       int dot = 0;
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        const int lo = int(__vsub4(q[i] & 0x0F0F0F0Fu, 0x08080808u));
-        const int hi = int(__vsub4((q[i] >> 4) & 0x0F0F0F0Fu, 0x08080808u));
+        const int lo = SUMS ? int(q[i] & 0x0F0F0F0Fu) : int(__vsub4(q[i] & 0x0F0F0F0Fu, 0x08080808u));
+        const int hi = SUMS ? int((q[i] >> 4) & 0x0F0F0F0Fu)
+                            : int(__vsub4((q[i] >> 4) & 0x0F0F0F0Fu, 0x08080808u));
         dot = __dp4a(lo, int(a[i]), dot);
         dot = __dp4a(hi, int(c[i]), dot);
       }
-      if constexpr (MODE == 1) isum += dot;
+      if constexpr (SUMS) dot -= 8 * xs[b];
+      if constexpr (WORK == 1) isum += dot;
       else acc = fmaf(xd_at[b] * dw[k], float(dot), acc);
     }
   }
@@ -89,6 +96,6 @@ for (int row = first; row < N; row += warps) {
     acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
   }
   if (lane == 0) {
-    y[row] = MODE == 0 ? __uint_as_float(fold) : MODE == 1 ? float(isum) : acc;
+    y[row] = MODE == 0 ? __uint_as_float(fold) : WORK == 1 ? float(isum) : acc;
   }
 }

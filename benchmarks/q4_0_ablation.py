@@ -27,7 +27,7 @@ import numpy as np
 ROWS, COLS = 14336, 4096
 NB = COLS // 32
 Q4_0_BYTES = ROWS * NB * 18  # what the product must move, the file's bytes
-MODES = {0: "loads", 1: "+dot", 2: "+scales", 3: "+own-x"}
+MODES = {0: "loads", 1: "+dot", 2: "+scales", 3: "+own-x", 4: "+dot(sums)", 5: "+scales(sums)"}
 SHAPES = [(8, 528), (8, 1056), (4, 1056)]  # (warps a CTA, CTAs)
 LOADS = 4  # a whole 4,096-column row a pass: 128 words, four a lane
 MAP_COLUMNS = ["index", "format", "tiling", "first_id", "launches", "kernel", "grid", "smem",
@@ -47,10 +47,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--launches", type=int, default=2)
     ap.add_argument("--map", required=True)
+    ap.add_argument("--modes", default=",".join(map(str, MODES)), help="MODEs to run")
     a = ap.parse_args()
     here = Path(__file__).parent
-    probe = mx.fast.cuda_kernel(name="vx_q4_0_ablation", input_names=["qs", "d", "xq", "xd", "x"],
-                                output_names=["y"], source=(here / "q4_0_ablation.cu").read_text())
+    probe = mx.fast.cuda_kernel(name="vx_q4_0_ablation",
+                                input_names=["qs", "d", "xq", "xd", "x", "xs"], output_names=["y"],
+                                source=(here / "q4_0_ablation.cu").read_text())
     read = mx.fast.cuda_kernel(name="vx_read", input_names=["src"], output_names=["out"],
                                source=(here / "read_ceiling.cu").read_text())
     rng = np.random.default_rng(12)
@@ -66,13 +68,14 @@ def main() -> None:
     dots = np.einsum("rbhi,bhi->rb", ints, xq.reshape(NB, 2, 16).astype(np.int64))
     isum = dots.sum(axis=1)
     y64 = (dots * d.astype(np.float64) * xd.astype(np.float64)).sum(axis=1)
-    inputs = [mx.array(qs), mx.array(d), mx.array(xq), mx.array(xd), x]
+    xs = xq.reshape(NB, 32).astype(np.int32).sum(axis=1).astype(np.int32)
+    inputs = [mx.array(qs), mx.array(d), mx.array(xq), mx.array(xd), x, mx.array(xs)]
     mx.eval(inputs)
 
     def check(mode: int, y: np.ndarray) -> str:
         if mode == 0:
             good = np.array_equal(y.view(np.uint32), fold)
-        elif mode == 1:
+        elif mode in (1, 4):
             good = np.array_equal(y.astype(np.int64), isum)
         else:
             good = bool(np.abs(y - y64).max() <= 1e-3 * np.abs(y64).max())
@@ -90,7 +93,7 @@ def main() -> None:
         next_id += a.launches
 
     src = inputs[0].reshape(-1)
-    for ctas, loads in ((528, 4), (1056, 2)):
+    for ctas, loads in ((528, 4), (1056, 2)) if "0" in a.modes.split(",") else ():
         checks = []
         for _ in range(a.launches):
             (out,) = read(inputs=[src], template=[("LOADS", loads)], grid=(ctas * 256, 1, 1),
@@ -100,7 +103,7 @@ def main() -> None:
             checks.append("ok" if int(np.bitwise_xor.reduce(np.array(out)))
                           == int(np.bitwise_xor.reduce(fold)) else "WRONG")
         record("read", f"{ctas}x256x{loads}", "vx_read", ctas, checks)
-    for mode, label in MODES.items():
+    for mode, label in ((m, MODES[m]) for m in map(int, a.modes.split(","))):
         for warps, ctas in SHAPES:
             checks = []
             for _ in range(a.launches):
