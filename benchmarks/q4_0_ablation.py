@@ -8,10 +8,15 @@ Compute, like read_ceiling.py):
 Session 12 found that one kernel reads the 33 MB of a 14336x4096 Q4_0 matrix in 10.0-10.6 us
 (read_ceiling.py: 86% of the copy bandwidth), while the packed Q4_0 prototype, whose loads are
 laid out the same way, takes 13.5 us. `q4_0_ablation.cu` has that prototype's access pattern
-with the work after the loads added one piece at a time (MODE 0-3, described there), each at a
-few launch shapes, plus read_ceiling's kernel on the same bytes. Each result is checked: the
-XOR fold and the integer dot exactly, the products against float64 within 1e-3 of the largest
-|y| (float32 sums of 4,096 terms in another order, and MODE 3's own rounding of x).
+with the work after the loads chosen by template switches (WORK, XSRC, PIPE, SUMS, described
+there), named below (``VARIANTS``), each at a few launch shapes, plus read_ceiling's kernel on
+the same bytes. Each result is checked: the XOR fold and the integer dot exactly, the products
+against float64 within 1e-3 of the largest |y| (float32 sums of 4,096 terms in another order,
+and the naive prologue's own rounding of x). ``--variants`` picks some (a comma-separated list
+of names; "read" is the plain read).
+
+Session 12 ran the first six (calls E1, E2; then named MODE 0-5, and each did all three
+shuffle reductions whatever it computed); the rest wait for a GPU.
 """
 
 from __future__ import annotations
@@ -27,7 +32,22 @@ import numpy as np
 ROWS, COLS = 14336, 4096
 NB = COLS // 32
 Q4_0_BYTES = ROWS * NB * 18  # what the product must move, the file's bytes
-MODES = {0: "loads", 1: "+dot", 2: "+scales", 3: "+own-x", 4: "+dot(sums)", 5: "+scales(sums)"}
+# name -> (WORK, XSRC, PIPE, SUMS)
+VARIANTS = {
+    "loads": (0, 0, 0, 0),
+    "+dot": (1, 0, 0, 0),
+    "+scales": (2, 0, 0, 0),
+    "+own-x": (2, 3, 0, 0),
+    "+dot(sums)": (1, 0, 0, 1),
+    "+scales(sums)": (2, 0, 0, 1),
+    # not yet run on a GPU
+    "+scales x:smem": (2, 1, 0, 0),
+    "+scales x:regs": (2, 2, 0, 0),
+    "+dot pipe": (1, 0, 1, 0),
+    "+scales pipe": (2, 0, 1, 0),
+    "+scales pipe x:smem": (2, 1, 1, 0),
+    "+scales pipe x:regs": (2, 2, 1, 0),
+}
 SHAPES = [(8, 528), (8, 1056), (4, 1056)]  # (warps a CTA, CTAs)
 LOADS = 4  # a whole 4,096-column row a pass: 128 words, four a lane
 MAP_COLUMNS = ["index", "format", "tiling", "first_id", "launches", "kernel", "grid", "smem",
@@ -47,7 +67,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--launches", type=int, default=2)
     ap.add_argument("--map", required=True)
-    ap.add_argument("--modes", default=",".join(map(str, MODES)), help="MODEs to run")
+    ap.add_argument("--variants", default=",".join(["read", *VARIANTS]), help="names to run")
     a = ap.parse_args()
     here = Path(__file__).parent
     probe = mx.fast.cuda_kernel(name="vx_q4_0_ablation",
@@ -72,10 +92,10 @@ def main() -> None:
     inputs = [mx.array(qs), mx.array(d), mx.array(xq), mx.array(xd), x, mx.array(xs)]
     mx.eval(inputs)
 
-    def check(mode: int, y: np.ndarray) -> str:
-        if mode == 0:
+    def check(work: int, y: np.ndarray) -> str:
+        if work == 0:
             good = np.array_equal(y.view(np.uint32), fold)
-        elif mode in (1, 4):
+        elif work == 1:
             good = np.array_equal(y.astype(np.int64), isum)
         else:
             good = bool(np.abs(y - y64).max() <= 1e-3 * np.abs(y64).max())
@@ -93,7 +113,11 @@ def main() -> None:
         next_id += a.launches
 
     src = inputs[0].reshape(-1)
-    for ctas, loads in ((528, 4), (1056, 2)) if "0" in a.modes.split(",") else ():
+    chosen = a.variants.split(",")
+    unknown = sorted(set(chosen) - {"read", *VARIANTS})
+    if unknown:
+        ap.error(f"--variants: unknown {unknown}; known: read, {', '.join(VARIANTS)}")
+    for ctas, loads in ((528, 4), (1056, 2)) if "read" in chosen else ():
         checks = []
         for _ in range(a.launches):
             (out,) = read(inputs=[src], template=[("LOADS", loads)], grid=(ctas * 256, 1, 1),
@@ -103,15 +127,18 @@ def main() -> None:
             checks.append("ok" if int(np.bitwise_xor.reduce(np.array(out)))
                           == int(np.bitwise_xor.reduce(fold)) else "WRONG")
         record("read", f"{ctas}x256x{loads}", "vx_read", ctas, checks)
-    for mode, label in ((m, MODES[m]) for m in map(int, a.modes.split(","))):
+    for label in (v for v in VARIANTS if v in chosen):
+        work, xsrc, pipe, sums = VARIANTS[label]
         for warps, ctas in SHAPES:
             checks = []
             for _ in range(a.launches):
-                (y,) = probe(inputs=inputs, template=[("MODE", mode), ("LOADS", LOADS)],
+                (y,) = probe(inputs=inputs, template=[("WORK", work), ("XSRC", xsrc),
+                                                      ("PIPE", pipe), ("SUMS", sums),
+                                                      ("LOADS", LOADS)],
                              grid=(ctas * warps * 32, 1, 1), threadgroup=(warps * 32, 1, 1),
                              output_shapes=[(ROWS,)], output_dtypes=[mx.float32])
                 mx.eval(y)
-                checks.append(check(mode, np.array(y)))
+                checks.append(check(work, np.array(y)))
             record(label, f"{ctas}x{warps * 32}x{LOADS}", "vx_q4_0_ablation", ctas, checks)
     with open(a.map, "w", newline="") as f:
         w = csv.writer(f, delimiter="\t")
