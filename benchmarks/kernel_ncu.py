@@ -35,6 +35,7 @@ import mlx.core as mx
 import numpy as np
 from gguf import GGMLQuantizationType
 from kernels import FORMATS, random_blocks, tiling_label  # benchmarks/kernels.py
+from ncu_summary import MAP_COLUMNS  # benchmarks/ncu_summary.py
 
 from vexel_core.quant.kernels import library
 from vexel_core.quant.kernels.library import (
@@ -44,9 +45,6 @@ from vexel_core.quant.kernels.library import (
     default_tiling,
     int8_kcap,
 )
-
-MAP_COLUMNS = ["index", "format", "tiling", "first_id", "launches", "kernel", "grid", "smem",
-               "bytes", "check"]
 
 
 def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | None,

@@ -22,6 +22,21 @@ import math
 import statistics
 from collections import defaultdict
 
+# The launches' table that the workload scripts write (kernel_ncu.py, read_ceiling.py,
+# q4_0_ablation.py) and ``--map`` reads: one row per (format, tiling), its launches' first
+# Nsight Compute ID and count, the kernel's name and grid, and the bytes it must move.
+MAP_COLUMNS = ["index", "format", "tiling", "first_id", "launches", "kernel", "grid", "smem",
+               "bytes", "check"]
+
+
+def write_map(path: str, rows: list[list[object]]) -> None:
+    """*rows* (in `MAP_COLUMNS` order) as the tab-separated table ``--map`` reads."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, delimiter="\t")
+        w.writerow(MAP_COLUMNS)
+        w.writerows(rows)
+
+
 TIME_UNITS = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3,
               "msecond": 1e3, "s": 1e6, "second": 1e6}  # to microseconds
 

@@ -22,12 +22,12 @@ shuffle reductions whatever it computed); the rest wait for a GPU.
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from pathlib import Path
 
 import mlx.core as mx
 import numpy as np
+from ncu_summary import write_map  # benchmarks/ncu_summary.py
 
 ROWS, COLS = 14336, 4096
 NB = COLS // 32
@@ -50,8 +50,6 @@ VARIANTS = {
 }
 SHAPES = [(8, 528), (8, 1056), (4, 1056)]  # (warps a CTA, CTAs)
 LOADS = 4  # a whole 4,096-column row a pass: 128 words, four a lane
-MAP_COLUMNS = ["index", "format", "tiling", "first_id", "launches", "kernel", "grid", "smem",
-               "bytes", "check"]
 
 
 def round_x(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -140,10 +138,7 @@ def main() -> None:
                 mx.eval(y)
                 checks.append(check(work, np.array(y)))
             record(label, f"{ctas}x{warps * 32}x{LOADS}", "vx_q4_0_ablation", ctas, checks)
-    with open(a.map, "w", newline="") as f:
-        w = csv.writer(f, delimiter="\t")
-        w.writerow(MAP_COLUMNS)
-        w.writerows(table)
+    write_map(a.map, table)
 
 
 if __name__ == "__main__":

@@ -20,12 +20,12 @@ CTAs x threads x loads.
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from pathlib import Path
 
 import mlx.core as mx
 import numpy as np
+from ncu_summary import write_map  # benchmarks/ncu_summary.py
 
 SIZES = {  # label -> bytes, the one-row products' matrices at the Llama-3-8B shapes
     "Q4_0": 14336 * 4096 // 32 * 18,  # also Q4_K's 33.0 MB
@@ -37,8 +37,6 @@ SMS = 132  # H200
 THREADS = 256
 CTAS_PER_SM = (2, 4, 8, 16)
 LOADS = (1, 2, 4, 8)
-MAP_COLUMNS = ["index", "format", "tiling", "first_id", "launches", "kernel", "grid", "smem",
-               "bytes", "check"]
 
 
 def main() -> None:
@@ -72,10 +70,7 @@ def main() -> None:
                   f"{next_id + a.launches - 1} {check}", file=sys.stderr)
             next_id += a.launches
         del src
-    with open(a.map, "w", newline="") as f:
-        w = csv.writer(f, delimiter="\t")
-        w.writerow(MAP_COLUMNS)
-        w.writerows(table)
+    write_map(a.map, table)
 
 
 if __name__ == "__main__":
