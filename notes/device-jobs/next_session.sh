@@ -11,7 +11,13 @@
 # 2: (~170 s) Q6_K is 0.3 us from its goal (21.3 us against 21.0 at 14336x4096): the same
 #    question for its layout, once 1 says which structure wins (a probe of its own, or the
 #    winner's structure in gemv_int8).
-# 3: when a kernel changes the engine's path: the three engines on one request (part 2 of
+# 3: branch next/fused-cache-write (a decode step's cache write inside the paged decode
+#    kernel; CPU emulation only so far): its changed files to wt/fw (branch_tree.sh says how),
+#    carry [".devkit/wheels", ".devkit/setup.sh", "wt"], `source notes/device-jobs/
+#    branch_tree.sh; tree fw; cd /tmp/fw`, then `bash notes/device-jobs/fused_write_check.sh
+#    tests` (~300 s) and, in a second call, `... ab` (~300 s). Merge it if the fused arm wins
+#    every round, as the gated product did.
+# 4: when a kernel changes the engine's path: the three engines on one request (part 2 of
 #    s12_d.sh after part 1 builds llama.cpp; ~420 + ~120 s). Host episodes move the Python
 #    engines' figures by 1.5x between runs on one machine (session 12): run it twice or more.
 export VEXEL_CACHE=/tmp/vx
@@ -20,6 +26,6 @@ case "$1" in
   bash notes/device-jobs/s12_e.sh
   ;;
 *)
-  echo "parts 2 and 3: see the comment above"; exit 2
+  echo "parts 2 to 4: see the comment above"; exit 2
   ;;
 esac
