@@ -14,9 +14,20 @@
 //         for the weights); 0: a row's loads, then its products
 //   SUMS  1: the nibbles' offset of 8 taken once a block from x's block sum xs (as llama.cpp's
 //         q8_1 carries it) instead of a byte subtraction per word
+//   LAYOUT 0: the packed layout above; 1: the file's own 18-byte blocks (raw, nb even, so
+//         that rows start on 4 bytes): a block is 2-byte aligned, so a lane loads the five
+//         4-byte words that cover it, through L1 (the warp's loads of a word overlap), and
+//         takes d and the quants out of them with funnel shifts: no repacking, no staging.
+//         Lane l's blocks all have l's parity, so the shifts are the same for all of them.
+//   FENCE 1: a __syncwarp after a row's loads are issued (coherent volatile loads, which
+//         stay before it), so that ptxas issues them all before the first product. Without it, ptxas
+//         interleaves the loads with the products to save registers (seen in the SASS of
+//         WORK 1 and 2: block k + 1's load after block k's dp4a), which leaves about one load
+//         a lane in flight; WORK 0 needs no fence (its XOR needs no registers).
 // Inputs: qs uint32 [N, nb, 4]; d float16 [N, nb]; xq int8 [32 nb]; xd float32 [nb]; x
-// bfloat16 [32 nb] (XSRC 3); xs int32 [nb]. Output y float32 [N]: WORK 0 the fold's bits,
-// 1 the integer dot, 2 the product.
+// bfloat16 [32 nb] (XSRC 3); xs int32 [nb]; raw uint32 [N, 18 nb / 4] (the same blocks as the
+// file stores them). Output y float32 [N]: WORK 0 the fold's bits, 1 the integer dot, 2 the
+// product.
 constexpr int KMAX = 4096;  // columns at most (shared memory of XSRC 1, 3)
 const int N = qs_shape[0], nb = qs_shape[1];
 const int lane = threadIdx.x & 31;
@@ -76,32 +87,66 @@ if constexpr (XSRC == 2) {
   }
 }
 
-auto load_row = [&](uint4 (&w)[LOADS], float (&dw)[LOADS], int row) {
+// A row's loads as they arrive, used only in the compute phase (so that all are in flight
+// first): LAYOUT 0 the four words of a block's quants, then its d's 16 bits (WORK 2); LAYOUT 1
+// the five file words that cover the block.
+using Loaded = uint32_t[LOADS][5];
+auto load_row = [&](Loaded& r, int row) {
 #pragma unroll
   for (int k = 0; k < LOADS; ++k) {
-    const uint4* p = words + size_t(row) * nb + lane + 32 * k;
-    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-        : "=r"(w[k].x), "=r"(w[k].y), "=r"(w[k].z), "=r"(w[k].w) : "l"(p));
-    if constexpr (WORK >= 2) {
-      unsigned short h;
-      asm("ld.global.nc.L1::no_allocate.u16 %0, [%1];"
-          : "=h"(h) : "l"(d + size_t(row) * nb + lane + 32 * k));
-      dw[k] = __half2float(__ushort_as_half(h));
+    const int b = lane + 32 * k;
+    if constexpr (LAYOUT == 0) {
+      const uint4* p = words + size_t(row) * nb + b;
+      const auto* pd = d + size_t(row) * nb + b;
+      unsigned short h = 0;
+      if constexpr (FENCE) {
+        // coherent loads (not .nc): ptxas moves read-only ones past the fence
+        asm volatile("ld.global.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(r[k][0]), "=r"(r[k][1]), "=r"(r[k][2]), "=r"(r[k][3]) : "l"(p));
+        if (WORK >= 2) asm volatile("ld.global.L1::no_allocate.u16 %0, [%1];" : "=h"(h) : "l"(pd));
+      } else {
+        asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(r[k][0]), "=r"(r[k][1]), "=r"(r[k][2]), "=r"(r[k][3]) : "l"(p));
+        if (WORK >= 2) asm("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(h) : "l"(pd));
+      }
+      r[k][4] = h;
+    } else {
+      const uint32_t* p = raw + (size_t(row) * nb * 18 + 18 * b) / 4;  // the block's 4-byte floor
+#pragma unroll
+      for (int j = 0; j < 5; ++j) r[k][j] = p[j];
     }
   }
 };
+// Block k's quants (as the packed layout's four words) and its d, from what load_row left.
+auto block = [&](const Loaded& r, int k, uint32_t (&q)[4], float& dw) {
+  uint32_t bits;
+  if constexpr (LAYOUT == 0) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) q[i] = r[k][i];
+    bits = r[k][4];
+  } else {  // an even block starts its floor word with d; an odd one ends it with d
+    const bool odd = lane & 1;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) q[i] = __funnelshift_rc(r[k][i], r[k][i + 1], odd ? 32 : 16);
+    bits = odd ? r[k][0] >> 16 : r[k][0] & 0xFFFFu;
+  }
+  dw = __half2float(__ushort_as_half((unsigned short)bits));
+};
 
-uint4 w[LOADS], w_next[LOADS];
-float dw[LOADS], dw_next[LOADS];
-if (PIPE && first < N) load_row(w_next, dw_next, first);
+Loaded now, next;
+if (PIPE && first < N) load_row(next, first);
 for (int row = first; row < N; row += warps) {
   if constexpr (PIPE) {
 #pragma unroll
-    for (int k = 0; k < LOADS; ++k) w[k] = w_next[k], dw[k] = dw_next[k];
-    if (row + warps < N) load_row(w_next, dw_next, row + warps);
+    for (int k = 0; k < LOADS; ++k) {
+#pragma unroll
+      for (int j = 0; j < 5; ++j) now[k][j] = next[k][j];
+    }
+    if (row + warps < N) load_row(next, row + warps);
   } else {
-    load_row(w, dw, row);
+    load_row(now, row);
   }
+  if constexpr (FENCE) __syncwarp();
   uint32_t fold = 0;
   int isum = 0;
   float acc = 0.0f;
@@ -109,8 +154,12 @@ for (int row = first; row < N; row += warps) {
   for (int k = 0; k < LOADS; ++k) {
     const int b = lane + 32 * k;
     if constexpr (WORK == 0) {
-      fold ^= w[k].x ^ w[k].y ^ w[k].z ^ w[k].w;
+#pragma unroll
+      for (int j = 0; j < (LAYOUT == 0 ? 4 : 5); ++j) fold ^= now[k][j];
     } else {
+      uint32_t q[4];
+      float dw;
+      block(now, k, q, dw);
       uint4 xa, xb;
       if constexpr (XSRC == 2) {
         xa = xr[k][0], xb = xr[k][1];
@@ -118,7 +167,6 @@ for (int row = first; row < N; row += warps) {
         xa = reinterpret_cast<const uint4*>(xq_at + 32 * b)[0];
         xb = reinterpret_cast<const uint4*>(xq_at + 32 * b)[1];
       }
-      const uint32_t q[4] = {w[k].x, w[k].y, w[k].z, w[k].w};
       const uint32_t a[4] = {xa.x, xa.y, xa.z, xa.w}, c[4] = {xb.x, xb.y, xb.z, xb.w};
       int dot = 0;
 #pragma unroll
@@ -131,7 +179,7 @@ for (int row = first; row < N; row += warps) {
       if constexpr (WORK == 1) {
         isum += dot;
       } else {
-        acc = fmaf((XSRC == 2 ? xdr[k] : xd_at[b]) * dw[k], float(dot), acc);
+        acc = fmaf((XSRC == 2 ? xdr[k] : xd_at[b]) * dw, float(dot), acc);
       }
     }
   }

@@ -8,15 +8,18 @@ Compute, like read_ceiling.py):
 Session 12 found that one kernel reads the 33 MB of a 14336x4096 Q4_0 matrix in 10.0-10.6 us
 (read_ceiling.py: 86% of the copy bandwidth), while the packed Q4_0 prototype, whose loads are
 laid out the same way, takes 13.5 us. `q4_0_ablation.cu` has that prototype's access pattern
-with the work after the loads chosen by template switches (WORK, XSRC, PIPE, SUMS, described
-there), named below (``VARIANTS``), each at a few launch shapes, plus read_ceiling's kernel on
-the same bytes. Each result is checked: the XOR fold and the integer dot exactly, the products
-against float64 within 1e-3 of the largest |y| (float32 sums of 4,096 terms in another order,
-and the naive prologue's own rounding of x). ``--variants`` picks some (a comma-separated list
-of names; "read" is the plain read).
+with the work after the loads chosen by template switches (WORK, XSRC, PIPE, SUMS, LAYOUT,
+FENCE, described there), named below (``VARIANTS``), each at a few launch shapes, plus
+read_ceiling's kernel on the same bytes. Each result is checked: the XOR fold and the integer
+dot exactly, the products against float64 within 1e-3 of the largest |y| (float32 sums of 4,096
+terms in another order, and the naive prologue's own rounding of x). ``--variants`` picks some
+(a comma-separated list of names; "read" is the plain read).
 
-Session 12 ran the first six (calls E1, E2; then named MODE 0-5, and each did all three
-shuffle reductions whatever it computed); the rest wait for a GPU.
+Session 12 ran the first six (calls E1, E2; then named MODE 0-5, and each did all three shuffle
+reductions whatever it computed); the rest wait for a GPU. After those calls the SASS (nvdisasm
+of nvcc's sm_90a build) showed a likely reason for the products' ~2 us: ptxas interleaves the
+weight loads with the dp4a of the blocks before them, so a lane has about one load in flight;
+FENCE keeps them together. LAYOUT 1 reads the file's own 18-byte blocks, without repacking.
 """
 
 from __future__ import annotations
@@ -32,21 +35,25 @@ from ncu_summary import write_map  # benchmarks/ncu_summary.py
 ROWS, COLS = 14336, 4096
 NB = COLS // 32
 Q4_0_BYTES = ROWS * NB * 18  # what the product must move, the file's bytes
-# name -> (WORK, XSRC, PIPE, SUMS)
+# name -> (WORK, XSRC, PIPE, SUMS, LAYOUT, FENCE)
 VARIANTS = {
-    "loads": (0, 0, 0, 0),
-    "+dot": (1, 0, 0, 0),
-    "+scales": (2, 0, 0, 0),
-    "+own-x": (2, 3, 0, 0),
-    "+dot(sums)": (1, 0, 0, 1),
-    "+scales(sums)": (2, 0, 0, 1),
+    "loads": (0, 0, 0, 0, 0, 0),
+    "+dot": (1, 0, 0, 0, 0, 0),
+    "+scales": (2, 0, 0, 0, 0, 0),
+    "+own-x": (2, 3, 0, 0, 0, 0),
+    "+dot(sums)": (1, 0, 0, 1, 0, 0),
+    "+scales(sums)": (2, 0, 0, 1, 0, 0),
     # not yet run on a GPU
-    "+scales x:smem": (2, 1, 0, 0),
-    "+scales x:regs": (2, 2, 0, 0),
-    "+dot pipe": (1, 0, 1, 0),
-    "+scales pipe": (2, 0, 1, 0),
-    "+scales pipe x:smem": (2, 1, 1, 0),
-    "+scales pipe x:regs": (2, 2, 1, 0),
+    "+dot fence": (1, 0, 0, 0, 0, 1),
+    "+scales fence": (2, 0, 0, 0, 0, 1),
+    "+scales fence x:smem": (2, 1, 0, 0, 0, 1),
+    "+scales fence x:regs": (2, 2, 0, 0, 0, 1),
+    "+scales pipe fence": (2, 0, 1, 0, 0, 1),
+    "file loads": (0, 0, 0, 0, 1, 0),
+    "file +scales": (2, 0, 0, 0, 1, 0),
+    "file +scales fence": (2, 0, 0, 0, 1, 1),
+    "file +scales fence x:smem": (2, 1, 0, 0, 1, 1),
+    "file +scales pipe fence": (2, 0, 1, 0, 1, 1),
 }
 SHAPES = [(8, 528), (8, 1056), (4, 1056)]  # (warps a CTA, CTAs)
 LOADS = 4  # a whole 4,096-column row a pass: 128 words, four a lane
@@ -69,7 +76,8 @@ def main() -> None:
     a = ap.parse_args()
     here = Path(__file__).parent
     probe = mx.fast.cuda_kernel(name="vx_q4_0_ablation",
-                                input_names=["qs", "d", "xq", "xd", "x", "xs"], output_names=["y"],
+                                input_names=["qs", "d", "xq", "xd", "x", "xs", "raw"],
+                                output_names=["y"],
                                 source=(here / "q4_0_ablation.cu").read_text())
     read = mx.fast.cuda_kernel(name="vx_read", input_names=["src"], output_names=["out"],
                                source=(here / "read_ceiling.cu").read_text())
@@ -81,18 +89,26 @@ def main() -> None:
     xq, xd = round_x(xf)
     # references: the fold, the integer dot, the product
     fold = np.bitwise_xor.reduce(qs.reshape(ROWS, -1), axis=1)
+    # the same blocks as the file stores them (d, then the 16 quant bytes), and LAYOUT 1's
+    # fold: each block's five 4-byte words from its floor
+    raw = np.concatenate([d.view(np.uint8).reshape(ROWS, NB, 2), qs.view(np.uint8)], axis=2)
+    raw = np.ascontiguousarray(raw.reshape(ROWS, NB * 18)).view(np.uint32)
+    floors = (18 * np.arange(NB)) // 4
+    file_fold = np.bitwise_xor.reduce(raw[:, floors[:, None] + np.arange(5)].reshape(ROWS, -1),
+                                      axis=1)
     nibbles = np.concatenate([(qs.view(np.uint8) & 15), (qs.view(np.uint8) >> 4)], axis=-1)
     ints = nibbles.reshape(ROWS, NB, 2, 16).astype(np.int64) - 8  # [lo 16 | hi 16] of each block
     dots = np.einsum("rbhi,bhi->rb", ints, xq.reshape(NB, 2, 16).astype(np.int64))
     isum = dots.sum(axis=1)
     y64 = (dots * d.astype(np.float64) * xd.astype(np.float64)).sum(axis=1)
     xs = xq.reshape(NB, 32).astype(np.int32).sum(axis=1).astype(np.int32)
-    inputs = [mx.array(qs), mx.array(d), mx.array(xq), mx.array(xd), x, mx.array(xs)]
+    inputs = [mx.array(qs), mx.array(d), mx.array(xq), mx.array(xd), x, mx.array(xs),
+              mx.array(raw)]
     mx.eval(inputs)
 
-    def check(work: int, y: np.ndarray) -> str:
+    def check(work: int, layout: int, y: np.ndarray) -> str:
         if work == 0:
-            good = np.array_equal(y.view(np.uint32), fold)
+            good = np.array_equal(y.view(np.uint32), file_fold if layout else fold)
         elif work == 1:
             good = np.array_equal(y.astype(np.int64), isum)
         else:
@@ -126,17 +142,18 @@ def main() -> None:
                           == int(np.bitwise_xor.reduce(fold)) else "WRONG")
         record("read", f"{ctas}x256x{loads}", "vx_read", ctas, checks)
     for label in (v for v in VARIANTS if v in chosen):
-        work, xsrc, pipe, sums = VARIANTS[label]
+        work, xsrc, pipe, sums, layout, fence = VARIANTS[label]
         for warps, ctas in SHAPES:
             checks = []
             for _ in range(a.launches):
                 (y,) = probe(inputs=inputs, template=[("WORK", work), ("XSRC", xsrc),
                                                       ("PIPE", pipe), ("SUMS", sums),
+                                                      ("LAYOUT", layout), ("FENCE", fence),
                                                       ("LOADS", LOADS)],
                              grid=(ctas * warps * 32, 1, 1), threadgroup=(warps * 32, 1, 1),
                              output_shapes=[(ROWS,)], output_dtypes=[mx.float32])
                 mx.eval(y)
-                checks.append(check(work, np.array(y)))
+                checks.append(check(work, layout, np.array(y)))
             record(label, f"{ctas}x{warps * 32}x{LOADS}", "vx_q4_0_ablation", ctas, checks)
     write_map(a.map, table)
 
