@@ -3,11 +3,13 @@
 # files come back from $OUT. Carry [".devkit/wheels", ".devkit/setup.sh"] (add
 # ".devkit/peers" only for llama.cpp: the tree plus all three is ~63.5 of the 64 MiB allowed).
 #   source .devkit/setup.sh && bash notes/device-jobs/next_session.sh 1
-# 1: (fresh machine, ~170 s) the Q4_0 ablation's every variant (benchmarks/q4_0_ablation.py,
-#    notes/gpu-kernels.md "Session 12"): which of x in shared memory, x in registers and the
-#    next row's loads in flight during this row's products brings the packed access pattern's
-#    products (13.2 us in E1/E2) toward its loads alone (9.4 us). What decides the next kernel:
-#    a variant at or under ~11.5 us with the scales (70% of the copy bandwidth is 12.3 us).
+# 1: (fresh machine, ~200 s) the Q4_0 ablation's every variant (benchmarks/q4_0_ablation.py,
+#    notes/gpu-kernels.md "Session 12"): whether a fence that keeps a row's loads together
+#    (FENCE; ptxas interleaves them with the products), x in shared memory or registers, the
+#    next row's loads in flight, or the file's own layout (LAYOUT 1) brings the products (13.2
+#    us in E1/E2) toward the loads alone (9.4 us). What decides the next kernel: a variant at
+#    or under ~11.5 us with the scales (70% of the copy bandwidth is 12.3 us); a file-layout
+#    one there needs no repacking.
 # 2: (~170 s) Q6_K is 0.3 us from its goal (21.3 us against 21.0 at 14336x4096): the same
 #    question for its layout, once 1 says which structure wins (a probe of its own, or the
 #    winner's structure in gemv_int8).
