@@ -19,7 +19,13 @@
 #    branch_tree.sh; tree fw; cd /tmp/fw`, then `bash notes/device-jobs/fused_write_check.sh
 #    tests` (~300 s) and, in a second call, `... ab` (~300 s). Merge it if the fused arm wins
 #    every round, as the gated product did.
-# 4: when a kernel changes the engine's path: the three engines on one request (part 2 of
+# 4: branch next/fenced-decode (the paged decode kernel with a __syncwarp after each batch of
+#    loads; nvdisasm shows ptxas loading each key word only after the products of the one
+#    before): as 3, with wt/fd, `fence_check.sh kernel` (~250 s: GPU tests and
+#    benchmarks/decode_attention.py's fence column) and `... ab` (~300 s). It and the fused
+#    cache write both change paged_decode.cu, run_attention.cpp and the kernel tests: merge
+#    one, rebase the other.
+# 5: when a kernel changes the engine's path: the three engines on one request (part 2 of
 #    s12_d.sh after part 1 builds llama.cpp; ~420 + ~120 s). Host episodes move the Python
 #    engines' figures by 1.5x between runs on one machine (session 12): run it twice or more.
 export VEXEL_CACHE=/tmp/vx
@@ -28,6 +34,6 @@ case "$1" in
   bash notes/device-jobs/s12_e.sh
   ;;
 *)
-  echo "parts 2 to 4: see the comment above"; exit 2
+  echo "parts 2 to 5: see the comment above"; exit 2
   ;;
 esac
