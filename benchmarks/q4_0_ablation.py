@@ -17,9 +17,10 @@ terms in another order, and the naive prologue's own rounding of x). ``--variant
 
 Session 12 ran the first six (calls E1, E2; then named MODE 0-5, and each did all three shuffle
 reductions whatever it computed); the rest wait for a GPU. After those calls the SASS (nvdisasm
-of nvcc's sm_90a build) showed a likely reason for the products' ~2 us: ptxas interleaves the
-weight loads with the dp4a of the blocks before them, so a lane has about one load in flight;
-FENCE keeps them together. LAYOUT 1 reads the file's own 18-byte blocks, without repacking.
+of nvcc's sm_90a build) showed ptxas interleaving this probe's weight loads with the dp4a of
+the blocks before them, so that a lane has about one load in flight; FENCE keeps them together.
+(The packed prototype itself issues a pass's loads together, so this does not explain its 13.5
+us.) LAYOUT 1 reads the file's own 18-byte blocks, without repacking.
 """
 
 from __future__ import annotations
