@@ -5,7 +5,8 @@
 #   source .devkit/setup.sh && bash notes/device-jobs/next_session.sh 1
 # 1: (fresh machine, ~200 s) the Q4_0 ablation's every variant (benchmarks/q4_0_ablation.py,
 #    notes/gpu-kernels.md "Session 12"): whether a fence that keeps a row's loads together
-#    (FENCE; ptxas interleaves them with the products), x in shared memory or registers, the
+#    (FENCE; in the probe's SASS ptxas interleaves them with the products), x in shared memory
+#    or registers, the
 #    next row's loads in flight, or the file's own layout (LAYOUT 1) brings the products (13.2
 #    us in E1/E2) toward the loads alone (9.4 us). What decides the next kernel: a variant at
 #    or under ~11.5 us with the scales (70% of the copy bandwidth is 12.3 us); a file-layout
