@@ -29,10 +29,21 @@
 # 5: when a kernel changes the engine's path: the three engines on one request (part 2 of
 #    s12_d.sh after part 1 builds llama.cpp; ~420 + ~120 s). Host episodes move the Python
 #    engines' figures by 1.5x between runs on one machine (session 12): run it twice or more.
+# 1 can take 4's kernel half in the same call (one machine start fewer; ~450 s in all): make
+#    wt/fd first (branch_tree.sh says how), carry [".devkit/wheels", ".devkit/setup.sh", "wt"],
+#    and run `next_session.sh 1+fd`.
 export VEXEL_CACHE=/tmp/vx
 case "$1" in
 1)
   bash notes/device-jobs/s12_e.sh
+  ;;
+1+fd)
+  mkdir -p $OUT/probe $OUT/fence
+  OUT=$OUT/probe bash notes/device-jobs/s12_e.sh
+  (cd $OUT/probe && tar -cJf ../probe.tar.xz . ) && rm -rf $OUT/probe
+  source notes/device-jobs/branch_tree.sh
+  tree fd
+  (cd /tmp/fd && OUT=$OUT/fence bash notes/device-jobs/fence_check.sh kernel)
   ;;
 *)
   echo "parts 2 to 5: see the comment above"; exit 2
