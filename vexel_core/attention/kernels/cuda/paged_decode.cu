@@ -24,6 +24,12 @@
 // written in batches, but ptxas (CUDA 13, sm_90, no launch bounds, which mx.fast.cuda_kernel
 // cannot give) interleaves them with their uses to save registers: ~2 key words and ~4 value
 // rows in flight. Hence the prefetch: the rows' later loads wait for L2, not for DRAM.
+// Hence too the fence (FENCED): a __syncwarp after a batch of key loads keeps ptxas from
+// moving them below their uses (nvdisasm, D = 128 bf16: without it each of a lane's 16 key
+// words is loaded after the products of the one before, one L2 round trip each; with it a
+// batch's loads go out together), at the cost of registers: key batches of 8 words. On the
+// H200 it took 4-13% off a layer's attention at every launcher shape of 1 and 16 sequences
+// (session 13, benchmarks/decode_attention.py, notes/gpu-kernels.md).
 //
 // Split context (iparams[1] = S > 1, for long contexts of batches too small to fill the GPU):
 // CTA (sequence, KV head, split) takes one span of the context and writes its (max, sum,
@@ -33,7 +39,14 @@
 constexpr int EV = (D + 31) / 32;        // output elements per lane
 constexpr int PER = 16 / sizeof(T);      // elements per 16-byte word
 constexpr int KW = D / PER;              // words per key row
-constexpr int KB = KW < 16 ? KW : 16;    // words loaded before use (registers)
+// Fenced where registers allow: fenced loads are all in flight at once, which with eight
+// query heads a KV head (REP 8: accumulators of 8 heads) takes a 16-warp CTA over the 128
+// registers a thread it may have (nvcc 13, sm_90: 140-150), so REP 8 runs unfenced
+constexpr bool FENCED = REP < 8;
+// words loaded before use (registers); fenced batches of 16 words would cost 134 registers
+// for D = 128 in bfloat16, batches of 8 at most 116 (float32, REP 4)
+constexpr int KB_MAX = FENCED ? 8 : 16;
+constexpr int KB = KW < KB_MAX ? KW : KB_MAX;
 constexpr int ROWS = EV <= 4 ? 16 : 8;   // value rows loaded per round (ROWS x EV floats)
 static_assert(D % PER == 0, "rows must be whole 16-byte words");
 const int lane = threadIdx.x & 31;
@@ -94,6 +107,7 @@ for (int c0 = lo + warp * 32; c0 < hi; c0 += WARPS * 32) {
     for (int w = 0; w < KB; ++w) {
       if (w0 + w < KW) raw[w] = lane < n ? vxa::word(krow, w0 + w) : uint4{0, 0, 0, 0};
     }
+    if constexpr (FENCED) __syncwarp();
 #pragma unroll
     for (int w = 0; w < KB; ++w) {
       if (w0 + w >= KW) continue;
