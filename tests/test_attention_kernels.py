@@ -72,15 +72,27 @@ def emulator(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyp
 
 
 def emulated_decode(binary, q, k_pool, v_pool, tables, ctx, scale, softcap, window, splits,  # type: ignore[no-untyped-def]
-                    warps):
+                    warps, new=None):
+    """The emulated kernel's output; with *new* = (k_new, v_new, new_slots), rows of k_new and
+    v_new ``[B, Hkv, DS]`` (DS >= D: the first D elements are the row), the kernel's cache write
+    too, and the output comes with the pools as the kernel left them."""
     B, Hq, D = q.shape
     Hkv = k_pool.shape[1]
+    ds = D if new is None else new[0].shape[2]
     args = [B, Hq, Hkv, D, k_pool.shape[0] // BS, BS, tables.shape[1],
-            int(q.dtype == mx.bfloat16), repr(scale), softcap or 0.0, window or 0, splits, warps]
+            int(q.dtype == mx.bfloat16), repr(scale), softcap or 0.0, window or 0, splits, warps,
+            int(new is not None), ds]
     data = b"".join(np.array(a.view(mx.uint8)).tobytes() for a in (q, k_pool, v_pool))
     data += np.asarray(tables, np.int32).tobytes() + np.asarray(ctx, np.int32).tobytes()
-    out = np.frombuffer(emulation.run(binary, args, data), np.uint8)
-    return mx.array(out).view(q.dtype).reshape(B, Hq, D)
+    if new is not None:
+        data += b"".join(np.array(a.view(mx.uint8)).tobytes() for a in new[:2])
+        data += np.asarray(new[2], np.int32).tobytes()
+    raw = np.frombuffer(emulation.run(binary, args, data), np.uint8)
+    out = mx.array(raw[: q.nbytes]).view(q.dtype).reshape(B, Hq, D)
+    if new is None:
+        return out
+    pools = mx.array(raw[q.nbytes:]).view(q.dtype).reshape(2, *k_pool.shape)
+    return out, pools[0], pools[1]
 
 
 # (path, spans, warps); warps None: the launcher's choice for the batch and its longest context
@@ -133,6 +145,70 @@ def test_paged_decode_matches_float64(case, dtype, path, splits, warps, rng, req
     np.testing.assert_allclose(got, want, rtol=0, atol=tol * np.abs(want).max())
 
 
+WRITING_PATHS = [*(pytest.param("device", s, w, marks=pytest.mark.gpu, id=f"device-{s}-{w}warps")
+                   for s in (1, 3) for w in kernels.WARP_COUNTS),
+                 *(("emulated_cuda", s, w) for s in (1, 3) for w in kernels.WARP_COUNTS)]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"B{c[0]}-H{c[1]}/{c[2]}-D{c[3]}")
+@pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16])
+@pytest.mark.parametrize(("path", "splits", "warps"), WRITING_PATHS)
+def test_paged_decode_writing_stores_the_new_rows_and_attends_to_them(  # type: ignore[no-untyped-def]
+        case, dtype, path, splits, warps, rng, request) -> None:
+    """The fused cache write of a decode step: each sequence's newest token (the last of its
+    context) has NaN rows in the pools before the launch, and its rows come as views (a gap
+    after each row; on the GPU also sliced tables). The output must match float64 attention
+    over the new rows, the pools must hold the new rows at their slots, and every other row
+    must be untouched (compared bit for bit). There is no CPU path for this kernel: the CPU
+    writes with `KVPool.write`, which tests/test_kv_pool.py covers."""
+    B, Hq, Hkv, D, ctx, softcap, window = case
+    if warps and not kernels.supports(D, Hq // Hkv, dtype, warps):
+        pytest.skip(f"{warps} warps' shared memory is over the limit for these heads")
+    if path == "device" and kernel_backend() is None:
+        pytest.skip("the kernel needs a GPU (the emulated path runs its body on the CPU)")
+    nb = max(-(-c // BS) for c in ctx)
+    n_blocks = B * nb + 5
+    tables = rng.permutation(n_blocks)[: B * nb].reshape(B, nb).astype(np.int32)
+    slots = np.array([tables[b][(c - 1) // BS] * BS + (c - 1) % BS for b, c in enumerate(ctx)],
+                     dtype=np.int32)
+    q = rng.standard_normal((B, Hq, D)).astype(np.float32)
+    k_pool = rng.standard_normal((n_blocks * BS, Hkv, D)).astype(np.float32)
+    v_pool = rng.standard_normal((n_blocks * BS, Hkv, D)).astype(np.float32)
+    k_pool[slots], v_pool[slots] = np.nan, np.nan  # what the kernel must overwrite first
+    gap = 8  # the new rows with a gap after each: [B, Hkv, D + gap], the row its first D
+    k_wide, v_wide = (rng.standard_normal((B, Hkv, D + gap)).astype(np.float32) for _ in "kv")
+    scale = D**-0.5
+    mq, mk, mv = (mx.array(a).astype(dtype) for a in (q, k_pool, v_pool))
+    mkw, mvw = (mx.array(a).astype(dtype) for a in (k_wide, v_wide))
+    k_want, v_want = (np.array(a.astype(mx.float32)) for a in (mk, mv))  # before the write
+    if path == "emulated_cuda":
+        binary = request.getfixturevalue("emulator")
+        got, k_after, v_after = emulated_decode(
+            binary, mq, mk, mv, tables, ctx, scale, softcap, window, splits, warps,
+            new=(mkw, mvw, slots))
+    else:
+        wide_tables = mx.array(np.pad(tables, ((0, 0), (0, 3))))
+        got, token = kernels.paged_decode_writing(
+            mq, mkw[:, :, :D], mvw[:, :, :D], mx.array(slots), mk, mv, wide_tables[:, :nb],
+            mx.array(np.array(ctx, dtype=np.int32)), block_size=BS, scale=scale,
+            softcap=softcap, window=window, init_value=float("nan"), splits=splits,
+            warps=warps, max_context=max(ctx), after=mx.array([0], dtype=mx.int32))
+        mx.eval(got, token)
+        assert token.item() == 0
+        k_after, v_after = mk, mv  # written in place
+    k_want[slots] = np.array(mkw[:, :, :D].astype(mx.float32))
+    v_want[slots] = np.array(mvw[:, :, :D].astype(mx.float32))
+    for name, after, want in (("k", k_after, k_want), ("v", v_after, v_want)):
+        np.testing.assert_array_equal(np.array(after.astype(mx.float32)), want,
+                                      err_msg=f"{name} pool after the write")
+    qr = np.array(mq.astype(mx.float32))
+    expect = numpy_attention(qr, k_want, v_want, tables, ctx, scale, softcap, window)
+    got = np.array(got.astype(mx.float32))
+    tol = 1e-4 if dtype == mx.float32 else 1.6e-2  # as in the test above
+    assert not np.isnan(got).any()
+    np.testing.assert_allclose(got, expect, rtol=0, atol=tol * np.abs(expect).max())
+
+
 def test_split_count_fills_the_gpu_only_for_small_batches_and_long_contexts() -> None:
     # one request, Llama-3 heads (8 CTAs alone): a short context stays whole (no merge
     # kernel); a long one spreads over SPREAD_CTAS CTAs, spans of at least MIN_SPAN tokens
@@ -179,21 +255,28 @@ HEAD_SHAPES = [(64, 4), (80, 1), (96, 1), (128, 1), (128, 2), (128, 3), (128, 4)
 def test_sixteen_warp_variants_fit_the_register_file(tmp_path: Path) -> None:
     """A CTA of 16 warps cannot launch if the kernel uses more than 128 registers a thread
     (64K a SM), and mx.fast.cuda_kernel cannot give launch bounds to hold the compiler to it.
-    Compiles every 16-warp variant that `supports` allows with nvcc for sm_90, in the
-    signature MLX generates, and reads ptxas's count."""
+    Compiles every 16-warp variant that `supports` allows, writing or not, with nvcc for
+    sm_90, in the signature MLX generates, and reads ptxas's count."""
     cuda = Path(kernels.__file__).parent / "cuda"
-    variants = [(t, D, rep) for t in ("float", "__nv_bfloat16") for D, rep in HEAD_SHAPES
-                if kernels.supports(D, rep, mx.float32, 16)]
+    variants = [(t, D, rep, write) for t in ("float", "__nv_bfloat16") for D, rep in HEAD_SHAPES
+                if kernels.supports(D, rep, mx.float32, 16) for write in ("false", "true")]
     source = [f'#include "{cuda / "paged_decode.cuh"}"',
-              "struct Shape { int v[8]; __device__ int operator[](int i) const { return v[i]; } };"]
-    for i, (t, D, rep) in enumerate(variants):
+              "struct Shape { int v[8]; __device__ int operator[](int i) const { return v[i]; } };",
+              "struct Strides { long long v[8]; "
+              "__device__ long long operator[](int i) const { return v[i]; } };"]
+    strided = "const __grid_constant__ Strides"
+    for i, (t, D, rep, write) in enumerate(variants):
         source += [
-            f"__global__ void k{i}(const {t}* q, const {t}* k_pool, const __grid_constant__ "
-            f"Shape k_pool_shape, const {t}* v_pool, const int* tables, const __grid_constant__ "
-            "Shape tables_shape, const int* ctx_lens, const float* fparams, const int* iparams, "
-            f"const int* after, {t}* out, float* part) {{",
+            f"__global__ void k{i}(const {t}* q, {strided} q_strides, const {t}* k_pool, "
+            f"const __grid_constant__ Shape k_pool_shape, const {t}* v_pool, const int* tables, "
+            f"{strided} tables_strides, const int* ctx_lens, {strided} ctx_lens_strides, "
+            f"const float* fparams, const int* iparams, const int* after, const {t}* k_new, "
+            f"{strided} k_new_strides, const {t}* v_new, {strided} v_new_strides, "
+            f"const int* new_slots, {strided} new_slots_strides, {t}* out, float* part, "
+            "int* done) {",
             f"  using T = {t}; constexpr int D = {D}; constexpr int REP = {rep};",
             "  constexpr int BS = 16; constexpr int WARPS = 16; constexpr bool PREFETCH = true;",
+            f"  constexpr bool WRITE = {write};",
             f'#include "{cuda / "paged_decode.cu"}"',
             "}"]
     used = emulation.nvcc_registers("\n".join(source), tmp_path, arch="sm_90")

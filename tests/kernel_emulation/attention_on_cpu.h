@@ -33,6 +33,9 @@ void load(const T* p, int valid, float* out) {
   for (int i = 0; i < N; ++i) out[i] = i < valid ? to_float(p[i]) : 0.f;
 }
 
+template <class U>
+U* writable(const U* p) { return const_cast<U*>(p); }
+
 inline void prefetch_l2(const void*, int) {}  // a hint: nothing to do on the CPU
 
 inline float warp_max(float x) {

@@ -1,9 +1,13 @@
 // Runs the CUDA paged decode attention (vexel_core/attention/kernels/cuda/paged_decode.cu)
 // on the CPU; built and driven by tests/test_attention_kernels.py. Usage:
-//   run_attention B HQ HKV D N_BLOCKS BS NB BF16 SCALE SOFTCAP WINDOW SPLITS WARPS < in > out
+//   run_attention B HQ HKV D N_BLOCKS BS NB BF16 SCALE SOFTCAP WINDOW SPLITS WARPS WRITE DS
+//     < in > out
 // Inputs on stdin: q [B, HQ, D], k_pool and v_pool [N_BLOCKS * BS, HKV, D] (float32, or
-// bfloat16 with BF16=1), tables [B, NB] and context lengths [B] (int32). Writes out [B, HQ, D];
-// with SPLITS > 1 the spans go through paged_decode_merge.cu, as on the GPU.
+// bfloat16 with BF16=1), tables [B, NB] and context lengths [B] (int32); with WRITE=1 also the
+// new rows k_new and v_new [B, HKV, DS] (element d of a row at d, DS >= D: rows with a gap,
+// read through strides as views are on the GPU) and new_slots [B] (int32). Writes out
+// [B, HQ, D], then with WRITE=1 the pools as the kernel left them; with SPLITS > 1 the spans
+// go through paged_decode_merge.cu, as on the GPU.
 #include "attention_on_cpu.h"
 #include "launch_on_cpu.h"
 
@@ -13,10 +17,13 @@
 
 constexpr bool PREFETCH = true;  // a hint, nothing to do on the CPU
 
-template <class T, int D, int REP, int BS, int WARPS>
-void body(const T* q, const T* k_pool, const T* v_pool, const int* tables, const int* ctx_lens,
-          const float* fparams, const int* iparams, T* out, float* part,
-          const int* k_pool_shape, const int* tables_shape) {
+template <class T, int D, int REP, int BS, int WARPS, bool WRITE>
+void body(const T* q, const int64_t* q_strides, const T* k_pool, const int* k_pool_shape,
+          const T* v_pool, const int* tables, const int64_t* tables_strides,
+          const int* ctx_lens, const int64_t* ctx_lens_strides, const float* fparams,
+          const int* iparams, const int* after, const T* k_new, const int64_t* k_new_strides,
+          const T* v_new, const int64_t* v_new_strides, const int* new_slots,
+          const int64_t* new_slots_strides, T* out, float* part, int* done) {
 #include "paged_decode.cu"
 }
 
@@ -25,9 +32,9 @@ void merge_body(const float* part, T* out, const int* part_shape) {
 #include "paged_decode_merge.cu"
 }
 
-template <class T, int D, int REP, int WARPS>
+template <class T, int D, int REP, int WARPS, bool WRITE>
 int run(int B, int hkv, int n_slots, int nb, float scale, float softcap, int window,
-        int splits) {
+        int splits, int ds) {
   const int hq = hkv * REP;
   std::vector<T> q(size_t(B) * hq * D), k(size_t(n_slots) * hkv * D), v(k.size());
   std::vector<int> tables(size_t(B) * nb), ctx(B);
@@ -40,13 +47,29 @@ int run(int B, int hkv, int n_slots, int nb, float scale, float softcap, int win
   }
   if (fread(tables.data(), 4, tables.size(), stdin) != tables.size()) return 4;
   if (fread(ctx.data(), 4, ctx.size(), stdin) != ctx.size()) return 4;
+  std::vector<T> k_new(WRITE ? size_t(B) * hkv * ds : 1), v_new(k_new.size());
+  std::vector<int> new_slots(WRITE ? B : 1);
+  if (WRITE) {
+    for (auto* part : {&k_new, &v_new}) {
+      if (fread(part->data(), sizeof(T), part->size(), stdin) != part->size()) return 4;
+    }
+    if (fread(new_slots.data(), 4, new_slots.size(), stdin) != new_slots.size()) return 4;
+  }
+  const int after = 0;
+  int done = -1;
   const float fparams[2] = {scale, softcap};
   const int iparams[2] = {window, splits};
-  const int k_shape[3] = {n_slots, hkv, D}, t_shape[2] = {B, nb};
+  const int k_shape[3] = {n_slots, hkv, D};
+  const int64_t q_strides[3] = {int64_t(hq) * D, D, 1}, t_strides[2] = {nb, 1}, one[1] = {1};
+  const int64_t new_strides[3] = {int64_t(hkv) * ds, ds, 1};
   launch(B * hkv * splits, WARPS * 32, [&] {
-    body<T, D, REP, 16, WARPS>(q.data(), k.data(), v.data(), tables.data(), ctx.data(), fparams,
-                        iparams, out.data(), part.data(), k_shape, t_shape);
+    body<T, D, REP, 16, WARPS, WRITE>(q.data(), q_strides, k.data(), k_shape, v.data(),
+                                      tables.data(), t_strides, ctx.data(), one, fparams,
+                                      iparams, &after, k_new.data(), new_strides, v_new.data(),
+                                      new_strides, new_slots.data(), one, out.data(),
+                                      part.data(), &done);
   });
+  if (WRITE && done != after) return 5;  // the write's token was not passed on
   if (splits > 1) {
     const int p_shape[4] = {B, hq, splits, 2 + D};
     const int threads = 256;
@@ -56,16 +79,20 @@ int run(int B, int hkv, int n_slots, int nb, float scale, float softcap, int win
     });
   }
   fwrite(out.data(), sizeof(T), out.size(), stdout);
+  if (WRITE) {
+    fwrite(k.data(), sizeof(T), k.size(), stdout);
+    fwrite(v.data(), sizeof(T), v.size(), stdout);
+  }
   return 0;
 }
 
 // The (D, REP) combinations the tests use, at each warp count the launcher chooses among.
-template <class T, int WARPS>
+template <class T, int WARPS, bool WRITE>
 int dispatch(int d, int rep, int B, int hkv, int n_slots, int nb, float scale, float softcap,
-             int window, int splits) {
+             int window, int splits, int ds) {
 #define VX_CASE(D_, REP_)   \
   if (d == D_ && rep == REP_) \
-    return run<T, D_, REP_, WARPS>(B, hkv, n_slots, nb, scale, softcap, window, splits);
+    return run<T, D_, REP_, WARPS, WRITE>(B, hkv, n_slots, nb, scale, softcap, window, splits, ds);
   VX_CASE(64, 1)
   VX_CASE(128, 4)
   VX_CASE(256, 2)
@@ -75,26 +102,34 @@ int dispatch(int d, int rep, int B, int hkv, int n_slots, int nb, float scale, f
   return 3;
 }
 
-template <class T>
+template <class T, bool WRITE>
 int dispatch(int warps, int d, int rep, int B, int hkv, int n_slots, int nb, float scale,
-             float softcap, int window, int splits) {
+             float softcap, int window, int splits, int ds) {
   switch (warps) {
-    case 4: return dispatch<T, 4>(d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits);
-    case 8: return dispatch<T, 8>(d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits);
-    case 16: return dispatch<T, 16>(d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits);
+    case 4: return dispatch<T, 4, WRITE>(d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits, ds);
+    case 8: return dispatch<T, 8, WRITE>(d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits, ds);
+    case 16: return dispatch<T, 16, WRITE>(d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits, ds);
   }
   return 3;
 }
 
+template <class T>
+int dispatch(int write, int warps, int d, int rep, int B, int hkv, int n_slots, int nb,
+             float scale, float softcap, int window, int splits, int ds) {
+  return write ? dispatch<T, true>(warps, d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits, ds)
+               : dispatch<T, false>(warps, d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits, ds);
+}
+
 int main(int argc, char** argv) {
-  if (argc != 14) return 2;  // see the usage above
+  if (argc != 16) return 2;  // see the usage above
   const int B = atoi(argv[1]), hq = atoi(argv[2]), hkv = atoi(argv[3]), d = atoi(argv[4]);
   const int n_blocks = atoi(argv[5]), bs = atoi(argv[6]), nb = atoi(argv[7]);
   const int bf16 = atoi(argv[8]);
   const float scale = atof(argv[9]), softcap = atof(argv[10]);
   const int window = atoi(argv[11]), splits = atoi(argv[12]), warps = atoi(argv[13]);
-  if (bs != 16) return 3;
+  const int write = atoi(argv[14]), ds = atoi(argv[15]);
+  if (bs != 16 || ds < d) return 3;
   const int n_slots = n_blocks * bs;
-  return bf16 ? dispatch<__nv_bfloat16>(warps, d, hq / hkv, B, hkv, n_slots, nb, scale, softcap, window, splits)
-              : dispatch<float>(warps, d, hq / hkv, B, hkv, n_slots, nb, scale, softcap, window, splits);
+  return bf16 ? dispatch<__nv_bfloat16>(write, warps, d, hq / hkv, B, hkv, n_slots, nb, scale, softcap, window, splits, ds)
+              : dispatch<float>(write, warps, d, hq / hkv, B, hkv, n_slots, nb, scale, softcap, window, splits, ds);
 }

@@ -6,7 +6,8 @@ table, without gathering them first (the ``paged`` backend's fast path). One CTA
 A batch too small to fill the GPU gets more warps per CTA (`warp_count`: 4, 8 or 16), so that
 the chain of memory round trips per chunk is paid in fewer rounds, and a long context is split
 into spans over more CTAs (`split_count`), merged by a second kernel (``paged_decode_merge``);
-`launch_shape` picks both.
+`launch_shape` picks both. `paged_decode_writing` also writes the step's keys and values into
+the pools first (a decode step's cache write in the same launch).
 
 - CUDA (``cuda/paged_decode.cu``, ``cuda/paged_decode_merge.cu``): proven against
   `attend_by_hand` on the H200 (tests marked ``gpu``, with one and three spans and every warp
@@ -39,9 +40,11 @@ SPLIT_ABOVE = 512  # contexts up to this stay in one span (a round of 16 warps):
 WARP_BUDGET = 2048  # warps (CTAs x warps per CTA) the GPU runs at once: about 16 per SM
 # Static shared memory per CTA: CUDA's limit without opting in, Apple GPUs' threadgroup memory
 _SHARED_LIMIT = {"cuda": 48 * 1024, "metal": 32 * 1024}
-# `after`: the pools' latest in-place write token (vexel_core/kvcache/pool.py); unused by the
-# body, it orders the kernel after the write in MLX's CUDA graph
-_INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams", "after"]
+# `after`: the pools' latest in-place write token (vexel_core/kvcache/pool.py), which orders
+# the kernel after that write in MLX's CUDA graph; `k_new`, `v_new`, `new_slots`: the rows that
+# WRITE stores first (placeholders otherwise), and `done` its token.
+_INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams", "after",
+           "k_new", "v_new", "new_slots"]
 
 
 def supports(head_dim: int, rep: int, dtype: mx.Dtype, warps: int = WARP_COUNTS[0],
@@ -63,7 +66,20 @@ def shared_bytes(head_dim: int, rep: int, warps: int) -> int:
 
 @cache
 def _kernel(backend: str) -> Any:
-    return source_kernel(backend, _HERE, "paged_decode", _INPUTS, ["out", "part"])
+    # Inputs are read through their strides: a copy of a view (the new values are a slice of
+    # the fused q/k/v product) would cost a launch
+    return source_kernel(backend, _HERE, "paged_decode", _INPUTS, ["out", "part", "done"],
+                         ensure_row_contiguous=False)
+
+
+@cache
+def _placeholders(dtype: mx.Dtype) -> tuple[mx.array, mx.array, mx.array, mx.array]:
+    """``after``, ``k_new``, ``v_new`` and ``new_slots`` for a launch that does not write,
+    made (and evaluated) once."""
+    arrays = (mx.zeros((1,), dtype=mx.int32), mx.zeros((1, 1, 1), dtype=dtype),
+              mx.zeros((1, 1, 1), dtype=dtype), mx.zeros((1,), dtype=mx.int32))
+    mx.eval(arrays)
+    return arrays
 
 
 @lru_cache(maxsize=256)
@@ -116,7 +132,8 @@ def launch_shape(batch: int, n_kv_heads: int, max_context: int, head_dim: int, r
 @cache
 def compile_variants(head_dim: int, rep: int, dtype: mx.Dtype, block_size: int,
                      backend: str) -> None:
-    """Compile now every warp count `launch_shape` may choose for these heads, and the merge.
+    """Compile now every warp count `launch_shape` may choose for these heads, writing or
+    not, and the merge.
     NVRTC takes a second or two a variant on the H200, and a variant first met while serving
     stalls every request in flight: in session 9, 64 requests of 512 tokens waited 4.0 s for
     their first token (1.0 s before the warp count varied), batches of 16-32 being the first to
@@ -124,10 +141,14 @@ def compile_variants(head_dim: int, rep: int, dtype: mx.Dtype, block_size: int,
     q = mx.zeros((1, rep, head_dim), dtype=dtype)
     pool = mx.zeros((block_size, 1, head_dim), dtype=dtype)
     tables, lens = mx.zeros((1, 1), dtype=mx.int32), mx.ones((1,), dtype=mx.int32)
+    new, slots = mx.zeros((1, 1, head_dim), dtype=dtype), mx.zeros((1,), dtype=mx.int32)
+    launches = [(w, s) for w in WARP_COUNTS if supports(head_dim, rep, dtype, w, backend)
+                for s in (1, 2)]
     mx.eval([paged_decode(q, pool, pool, tables, lens, block_size=block_size, scale=1.0,
-                          backend=backend, warps=w, splits=s)
-             for w in WARP_COUNTS if supports(head_dim, rep, dtype, w, backend)
-             for s in (1, 2)])
+                          backend=backend, warps=w, splits=s) for w, s in launches])
+    mx.eval([paged_decode_writing(q, new, new, slots, pool, pool, tables, lens,
+                                  block_size=block_size, scale=1.0, backend=backend, warps=w,
+                                  splits=s) for w, s in launches])
 
 
 @cache
@@ -157,16 +178,57 @@ def paged_decode(
 ) -> mx.array:
     """Attention of one query token per sequence over its cached keys.
 
-    ``q[B, Hq, D]``; pools ``[slots, Hkv, D]``; ``tables[B, nb]`` int32 block ids;
-    ``ctx_lens[B]`` tokens each query sees (the newest ones, within *window*).
-    *max_context* (the longest of ``ctx_lens``, known on the host) lets a small batch take
-    more warps per CTA and split long contexts over more CTAs (`launch_shape`), whose spans a
-    second kernel merges; *splits* and *warps* force either (tests, benchmarks), as does
-    *prefetch* = False the kernel without its prefetch (benchmarks). *after*: the token of
-    the pools' latest in-place write (`KVPool.read_token`), which orders this kernel after it.
-    Returns ``[B, Hq, D]`` in q's dtype. *init_value* poisons the outputs before the run
-    (tests). Raises ValueError when no kernel runs on this device or `supports` says no.
+    ``q[B, Hq, D]``; pools ``[slots, Hkv, D]`` (whole arrays, as `KVPool` makes them);
+    ``tables[B, nb]`` int32 block ids; ``ctx_lens[B]`` tokens each query sees (the newest
+    ones, within *window*). *max_context* (the longest of ``ctx_lens``, known on the host)
+    lets a small batch take more warps per CTA and split long contexts over more CTAs
+    (`launch_shape`), whose spans a second kernel merges; *splits* and *warps* force either
+    (tests, benchmarks), as does *prefetch* = False the kernel without its prefetch
+    (benchmarks). *after*: the token of the pools' latest in-place write
+    (`KVPool.read_token`), which orders this kernel after it. Returns ``[B, Hq, D]`` in q's
+    dtype. *init_value* poisons the outputs before the run (tests). Raises ValueError when no
+    kernel runs on this device or `supports` says no.
     """
+    out, _ = _launch(q, k_pool, v_pool, tables, ctx_lens, None, block_size=block_size,
+                     scale=scale, softcap=softcap, window=window, backend=backend,
+                     init_value=init_value, max_context=max_context, splits=splits,
+                     warps=warps, prefetch=prefetch, after=after)
+    return out
+
+
+def paged_decode_writing(
+    q: mx.array, k_new: mx.array, v_new: mx.array, new_slots: mx.array, k_pool: mx.array,
+    v_pool: mx.array, tables: mx.array, ctx_lens: mx.array, *, block_size: int, scale: float,
+    softcap: float | None = None, window: int | None = None, backend: str | None = None,
+    init_value: float | None = None, max_context: int = 0, splits: int | None = None,
+    warps: int | None = None, after: mx.array | None = None,
+) -> tuple[mx.array, mx.array]:
+    """`paged_decode` of a decode step that also stores the step's keys and values: rows
+    ``k_new``/``v_new`` ``[B, Hkv, D]`` (pool dtype; views are read as they are) go into the
+    pools at ``new_slots[B]``, in place, before the attention reads them. Each must be the
+    slot of its sequence's newest token, the last of its ``ctx_lens`` tokens. One launch
+    where `KVPool.write` and `paged_decode` take two. Returns (out, token): the token orders
+    the pools' next readers after this write (`KVPool.wrote`)."""
+    B, Hkv, D = q.shape[0], k_pool.shape[1], q.shape[2]
+    for name, a in (("k_new", k_new), ("v_new", v_new)):
+        if a.shape != (B, Hkv, D) or a.dtype != k_pool.dtype:
+            raise ValueError(f"{name} {a.shape} {a.dtype}: expected {(B, Hkv, D)} "
+                             f"{k_pool.dtype}, one row per sequence and KV head")
+    if new_slots.shape != (B,):
+        raise ValueError(f"new_slots {new_slots.shape}: expected ({B},), a slot per sequence")
+    return _launch(q, k_pool, v_pool, tables, ctx_lens, (k_new, v_new, new_slots),
+                   block_size=block_size, scale=scale, softcap=softcap, window=window,
+                   backend=backend, init_value=init_value, max_context=max_context,
+                   splits=splits, warps=warps, prefetch=True, after=after)
+
+
+def _launch(
+    q: mx.array, k_pool: mx.array, v_pool: mx.array, tables: mx.array, ctx_lens: mx.array,
+    new: tuple[mx.array, mx.array, mx.array] | None, *, block_size: int, scale: float,
+    softcap: float | None, window: int | None, backend: str | None, init_value: float | None,
+    max_context: int, splits: int | None, warps: int | None, prefetch: bool,
+    after: mx.array | None,
+) -> tuple[mx.array, mx.array]:
     backend = backend or kernel_backend()
     if backend is None:
         raise ValueError("paged_decode needs a GPU kernel backend")
@@ -183,14 +245,17 @@ def paged_decode(
                          f"query heads per KV head in CTAs of {W} warps")
     threads = W * 32
     extra = {} if init_value is None else {"init_value": init_value}
-    out, part = _kernel(backend)(
+    placeholder_after, *placeholder_new = _placeholders(q.dtype)
+    k_new, v_new, new_slots = new if new is not None else placeholder_new
+    out, part, done = _kernel(backend)(
         inputs=[q, k_pool, v_pool, tables.astype(mx.int32), ctx_lens.astype(mx.int32),
                 *_parameters(scale, softcap or 0.0, window or 0, S),
-                mx.zeros((1,), dtype=mx.int32) if after is None else after],
+                placeholder_after if after is None else after,
+                k_new, v_new, new_slots.astype(mx.int32)],
         template=[("T", q.dtype), ("D", D), ("REP", rep), ("BS", block_size), ("WARPS", W),
-                  ("PREFETCH", prefetch)],
+                  ("PREFETCH", prefetch), ("WRITE", new is not None)],
         grid=(B * Hkv * S * threads, 1, 1), threadgroup=(threads, 1, 1),
-        output_shapes=[(B, Hq, D), (1,)] if S == 1 else [(1,), (B, Hq, S, 2 + D)],
-        output_dtypes=[q.dtype, mx.float32], **extra,
+        output_shapes=[(B, Hq, D), (1,), (1,)] if S == 1 else [(1,), (B, Hq, S, 2 + D), (1,)],
+        output_dtypes=[q.dtype, mx.float32, mx.int32], **extra,
     )
-    return out if S == 1 else merge_splits(part, q.dtype, backend)
+    return (out if S == 1 else merge_splits(part, q.dtype, backend)), done

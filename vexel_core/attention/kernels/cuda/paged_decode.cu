@@ -3,7 +3,19 @@
 // D * sizeof(T) a multiple of 16, so every row of the pools is 16-byte aligned), REP (query
 // heads per KV head), BS (tokens per KV block), WARPS (warps per CTA: 4, 8 or 16, chosen by
 // the launcher, `warp_count`), PREFETCH (prefetch each token's rows; always on, except where
-// benchmarks/decode_attention.py measures without).
+// benchmarks/decode_attention.py measures without), WRITE (the cache write fused in, below).
+//
+// Inputs are read through their strides (MLX passes them as they are, no copies): q, tables,
+// ctx_lens and the new rows may be views; the pools are whole allocations (KVPool's), rows
+// contiguous.
+//
+// WRITE: this step's key and value rows k_new/v_new [B, Hkv, D] go into the pools at
+// new_slots[B] first, in place (as cache_write.cu does: the pools are inputs written through
+// their pointers, and `done`, a copy of `after`, is the write's token for the pools' next
+// readers). Each sequence's new token is the last of its context, so the CTA of
+// (sequence, KV head) whose span holds it is the only one that reads its rows: it writes
+// them, and its barrier before the chunks makes them visible to its warps. One launch a
+// layer instead of two in a decode step (kvcache/kernels/cuda/cache_write.cu otherwise).
 //
 // One CTA per (sequence, KV head); the REP query heads that share the KV head sit in shared
 // memory. A warp takes 32 tokens at a time (chunks round-robin over the warps):
@@ -56,11 +68,10 @@ const int splits = iparams[1];
 const int split = blockIdx.x % splits;
 const int seq = blockIdx.x / splits / n_kv;
 const int kvh = blockIdx.x / splits % n_kv;
-const int n_blocks = tables_shape[1];
 const float scale = fparams[0];
 const float softcap = fparams[1];  // 0: none
 const int window = iparams[0];     // 0: none
-const int ctx = ctx_lens[seq];
+const int ctx = ctx_lens[seq * ctx_lens_strides[0]];
 const int first = window > 0 ? max(0, ctx - window) : 0;
 const int span = ((ctx - first + splits - 1) / splits + 31) / 32 * 32;  // whole chunks
 const int lo = first + split * span;   // this CTA's tokens: [lo, hi)
@@ -70,7 +81,20 @@ __shared__ float s_q[REP][D];
 __shared__ float s_p[WARPS][REP][32];
 __shared__ int s_row[WARPS][32];
 for (int i = threadIdx.x; i < REP * D; i += WARPS * 32) {
-  s_q[i / D][i % D] = vxa::to_float(q[((size_t)seq * n_kv * REP + kvh * REP) * D + i]) * scale;
+  const T qi = q[seq * q_strides[0] + (kvh * REP + i / D) * q_strides[1] + i % D * q_strides[2]];
+  s_q[i / D][i % D] = vxa::to_float(qi) * scale;
+}
+if constexpr (WRITE) {
+  if (lo <= ctx - 1 && ctx - 1 < hi) {  // this span holds the new token
+    const size_t row = ((size_t)new_slots[seq * new_slots_strides[0]] * n_kv + kvh) * D;
+    for (int i = threadIdx.x; i < D; i += WARPS * 32) {
+      vxa::writable(k_pool)[row + i] =
+          k_new[seq * k_new_strides[0] + kvh * k_new_strides[1] + i * k_new_strides[2]];
+      vxa::writable(v_pool)[row + i] =
+          v_new[seq * v_new_strides[0] + kvh * v_new_strides[1] + i * v_new_strides[2]];
+    }
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) done[0] = after[0];
 }
 __syncthreads();
 
@@ -88,7 +112,9 @@ for (int c0 = lo + warp * 32; c0 < hi; c0 += WARPS * 32) {
   const int n = min(32, hi - c0);  // tokens in this chunk (warp-uniform)
   const int t = c0 + lane;
   int row = 0;  // the token's row of the pool: slot * n_kv + kvh
-  if (lane < n) row = (tables[(size_t)seq * n_blocks + t / BS] * BS + t % BS) * n_kv + kvh;
+  if (lane < n) {
+    row = (tables[seq * tables_strides[0] + t / BS * tables_strides[1]] * BS + t % BS) * n_kv + kvh;
+  }
   s_row[warp][lane] = row;
   if (PREFETCH && lane < n) {
     vxa::prefetch_l2(k_pool + (size_t)row * D, D * sizeof(T));

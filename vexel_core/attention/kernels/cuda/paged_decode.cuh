@@ -57,6 +57,11 @@ __device__ __forceinline__ void prefetch_l2(const void* p, int bytes) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(c + bytes - 1));  // an unaligned row's last line
 }
 
+// A pool handed to the kernel as an input (MLX declares inputs const), written in place
+// (WRITE; kvcache/kernels/cuda/cache_write.cuh has the same for the cache write).
+template <class U>
+__device__ __forceinline__ U* writable(const U* p) { return const_cast<U*>(p); }
+
 __device__ __forceinline__ float warp_max(float x) {
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, off));

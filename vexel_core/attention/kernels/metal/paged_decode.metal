@@ -6,7 +6,8 @@
 // per threadgroup: 4, 8 or 16) is chosen by the launcher as for CUDA, within Apple GPUs' 32 KiB
 // of threadgroup memory. PREFETCH is accepted and ignored: Metal has no L2 prefetch
 // instruction. With iparams[1] = S > 1 each threadgroup takes one span of the context and
-// writes `part` (see the CUDA file).
+// writes `part` (see the CUDA file). WRITE: this step's rows written into the pools first,
+// and q, tables, ctx_lens and the new rows read through their strides, as there.
 // NEVER COMPILED OR RUN: no Apple Silicon machine exists where this project is built.
 constexpr int EV = (D + 31) / 32;
 constexpr int ROWS = EV <= 4 ? 16 : 8;
@@ -17,11 +18,10 @@ const int splits = iparams[1];
 const int split = int(threadgroup_position_in_grid.x) % splits;
 const int seq = int(threadgroup_position_in_grid.x) / splits / n_kv;
 const int kvh = int(threadgroup_position_in_grid.x) / splits % n_kv;
-const int n_blocks = tables_shape[1];
 const float scale = fparams[0];
 const float softcap = fparams[1];
 const int window = iparams[0];
-const int ctx = ctx_lens[seq];
+const int ctx = ctx_lens[seq * ctx_lens_strides[0]];
 const int first = window > 0 ? max(0, ctx - window) : 0;
 const int span = ((ctx - first + splits - 1) / splits + 31) / 32 * 32;
 const int lo = first + split * span;
@@ -31,9 +31,24 @@ threadgroup float s_q[REP][D];
 threadgroup float s_p[WARPS][REP][32];
 threadgroup int s_row[WARPS][32];
 for (uint i = thread_position_in_threadgroup.x; i < REP * D; i += WARPS * 32) {
-  s_q[i / D][i % D] = float(q[(size_t(seq) * n_kv * REP + kvh * REP) * D + i]) * scale;
+  const T qi = q[seq * q_strides[0] + (kvh * REP + i / D) * q_strides[1] + i % D * q_strides[2]];
+  s_q[i / D][i % D] = float(qi) * scale;
 }
-threadgroup_barrier(mem_flags::mem_threadgroup);
+if (WRITE) {
+  if (lo <= ctx - 1 && ctx - 1 < hi) {
+    const size_t row = (size_t(new_slots[seq * new_slots_strides[0]]) * n_kv + kvh) * D;
+    for (uint i = thread_position_in_threadgroup.x; i < D; i += WARPS * 32) {
+      ((device T*)k_pool)[row + i] =
+          k_new[seq * k_new_strides[0] + kvh * k_new_strides[1] + i * k_new_strides[2]];
+      ((device T*)v_pool)[row + i] =
+          v_new[seq * v_new_strides[0] + kvh * v_new_strides[1] + i * v_new_strides[2]];
+    }
+  }
+  if (threadgroup_position_in_grid.x == 0 && thread_position_in_threadgroup.x == 0) {
+    done[0] = after[0];
+  }
+}
+threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
 
 float m[REP], l[REP], acc[REP][EV];
 for (int r = 0; r < REP; ++r) {
@@ -47,7 +62,9 @@ for (int c0 = lo + warp * 32; c0 < hi; c0 += WARPS * 32) {
   const int n = min(32, hi - c0);
   const int t = c0 + lane;
   int row = 0;
-  if (lane < n) row = (tables[size_t(seq) * n_blocks + t / BS] * BS + t % BS) * n_kv + kvh;
+  if (lane < n) {
+    row = (tables[seq * tables_strides[0] + t / BS * tables_strides[1]] * BS + t % BS) * n_kv + kvh;
+  }
   s_row[warp][lane] = row;
 
   float s[REP];
