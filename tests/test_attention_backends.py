@@ -93,7 +93,74 @@ def test_step_matches_float64(backend, softcap, window, cached, new, rng) -> Non
                                      window) for s in range(3)])
     # float32 throughout: summation order only, 1e-5 of the output's scale
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * np.abs(want).max())
+    # the step's keys and values are in the pool for the next steps (a scatter on the CPU; on
+    # a GPU the write kernel, or the paged decode kernel itself when every sequence decodes)
+    mx.eval(pool.all_written())
+    written = np.array(batch.slot_mapping)
+    np.testing.assert_array_equal(np.array(pool.k[0])[written], new_k)
+    np.testing.assert_array_equal(np.array(pool.v[0])[written], new_v)
     if new == [1, 1, 1]:  # every sequence decodes: the tables' first 5 blocks (71 tokens)
         np.testing.assert_array_equal(batch.plan().decode_tables, np.array(tables)[:, :5])
         exact = dataclasses.replace(batch, block_tables=batch.block_tables[:, :5], _plan=None)
         assert exact.plan().decode_tables is exact.block_tables  # taken as they are
+
+
+@pytest.mark.parametrize(("new", "fused"), [([1, 1, 1], True), ([1, 4, 1], False)],
+                         ids=["decodes", "mixed"])
+def test_paged_backend_fuses_the_cache_write_only_when_every_sequence_decodes(  # type: ignore[no-untyped-def]
+        new, fused, monkeypatch) -> None:
+    """Which launches the paged backend makes on a GPU (the kernels stand-ins that record
+    their calls; the kernels themselves are tested in test_attention_kernels.py): a step in
+    which every sequence decodes writes its keys and values inside the decode kernel, at the
+    step's slots, and hands the pool that kernel's token; any other step writes first."""
+    from vexel_core.attention import backends as backends_module
+    from vexel_core.attention import kernels as attention_kernels
+    from vexel_core.kvcache import kernels as cache_kernels
+
+    calls: list[tuple[str, object]] = []
+    token = mx.array([7], dtype=mx.int32)
+
+    def writing(q, k, v, slots, *args, after, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(("paged_decode_writing", (np.array(slots).tolist(), after)))
+        return mx.zeros(q.shape, q.dtype), token
+
+    def decode(q, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(("paged_decode", None))
+        return mx.zeros(q.shape, q.dtype)
+
+    def write(k, v, slots, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(("cache_write", np.array(slots).tolist()))
+        return mx.zeros((1,), dtype=mx.int32)
+
+    monkeypatch.setattr(backends_module, "kernel_backend", lambda: "cuda")
+    monkeypatch.setattr(attention_kernels, "paged_decode_writing", writing)
+    monkeypatch.setattr(attention_kernels, "paged_decode", decode)
+    monkeypatch.setattr(attention_kernels, "compile_variants", lambda *args: None)
+    monkeypatch.setattr(cache_kernels, "cache_write", write)
+    pool = KVPool(KVSpec(1, HKV, D, 1024, mx.float32), 24, BS)
+    pool.backend = "cuda"  # as if on a GPU: writes in place, through the stand-ins
+    backend = next(b for b in BACKENDS if b.name == "paged")
+    cached = [40, 19, 70]
+    totals = [c + n for c, n in zip(cached, new, strict=True)]
+    tables = [list(range(s * 8, s * 8 + 8)) for s in range(3)]
+    slots = [tables[s][t // BS] * BS + t % BS
+             for s in range(3) for t in range(cached[s], totals[s])]
+    batch = AttentionBatch(
+        pool=pool, backend=backend,
+        positions=mx.array([t for s in range(3) for t in range(cached[s], totals[s])],
+                           dtype=mx.int32),
+        slot_mapping=mx.array(slots, dtype=mx.int32),
+        block_tables=mx.array(tables, dtype=mx.int32), query_lens=new, context_lens=totals,
+        logits_rows=None)
+    before = pool.read_token(0)
+    T = sum(new)
+    backend(mx.zeros((T, HQ, D)), mx.zeros((T, HKV, D)), mx.zeros((T, HKV, D)), layer=0,
+            batch=batch, scale=1.0)
+    names = [name for name, _ in calls]
+    if fused:
+        assert names == ["paged_decode_writing"]
+        assert calls[0][1] == (slots, before)  # the step's slots, after the last write
+        assert pool.read_token(0) is token  # the next readers wait for this kernel
+    else:
+        assert names[0] == "cache_write" and calls[0][1] == slots
+        assert "paged_decode_writing" not in names

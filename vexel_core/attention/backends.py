@@ -93,6 +93,9 @@ class _PagedAttention:
         window: int | None = None,
     ) -> mx.array:
         pool = batch.pool
+        fused = self._decode_writing(q, k, v, layer, batch, scale, softcap, window)
+        if fused is not None:
+            return fused
         pool.write(layer, batch.slot_mapping, k, v)
         plan = batch.plan()
         parts: list[tuple[list[int], mx.array]] = []
@@ -111,6 +114,15 @@ class _PagedAttention:
             # with the write tied to its layer).
             out = mx.depends(out, pool.written(layer))
         return out
+
+    def _decode_writing(
+        self, q: mx.array, k: mx.array, v: mx.array, layer: int, batch: AttentionBatch,
+        scale: float, softcap: float | None, window: int | None,
+    ) -> mx.array | None:
+        """The output of a step in which every sequence decodes, with the cache write done by
+        the attention kernel itself (one launch instead of two), where a backend has such a
+        kernel; None: write, then attend."""
+        return None
 
     # A fresh prompt (nothing cached before it) may attend to this step's k/v directly
     # instead of reading them back through the block table.
@@ -244,6 +256,27 @@ class PagedBackend(_PagedAttention):
         if isinstance(mask, str):  # "causal": only a fresh prompt without soft-cap
             return mx.fast.scaled_dot_product_attention(q, k, v, scale=scale, mask=mask)
         return attend_by_hand(q, k, v, mask, scale, softcap)
+
+    def _decode_writing(
+        self, q: mx.array, k: mx.array, v: mx.array, layer: int, batch: AttentionBatch,
+        scale: float, softcap: float | None, window: int | None,
+    ) -> mx.array | None:
+        pool, plan = batch.pool, batch.plan()
+        backend = kernel_backend()
+        rep = q.shape[1] // pool.k[layer].shape[1]
+        if (backend is None or not pool.in_place or plan.prefill_seqs
+                or len(plan.decode_rows) != q.shape[0]
+                or not (q.dtype == k.dtype == v.dtype == pool.k[layer].dtype)
+                or not kernels.supports(q.shape[-1], rep, q.dtype, backend=backend)):
+            return None
+        kernels.compile_variants(q.shape[-1], rep, q.dtype, pool.block_size, backend)  # once
+        out, token = kernels.paged_decode_writing(
+            q, k, v, batch.slot_mapping, pool.k[layer], pool.v[layer], plan.decode_tables,
+            plan.decode_ctx, block_size=pool.block_size, scale=scale, softcap=softcap,
+            window=window, backend=backend, max_context=plan.decode_max_ctx,
+            after=pool.read_token(layer))
+        pool.wrote(layer, token)
+        return out
 
     def _decode(
         self, q: mx.array, layer: int, batch: AttentionBatch, scale: float,
