@@ -2,7 +2,7 @@
 (GPU machine). Flags first, then `vexel`'s command line:
 
     python benchmarks/ab.py [--inline-headers] [--float-one-row] [--plain-norm-add] \
-        [--unfused-glu] bench --random llama3-8b --dtype q4_0 -n 1 ...
+        [--unfused-glu] [--separate-cache-write] bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
   included by path, `vexel_core.gpu.cuda_header`, because MLX copies and hashes a kernel's
@@ -13,6 +13,8 @@
   before session 9, instead of one ``add_rms_norm`` kernel.
 * ``--unfused-glu``: a fused gate/up product, then a split and MLX's compiled ``act(g) * u``,
   as before ``gemv_int8``'s gated mode, instead of one kernel for all three.
+* ``--separate-cache-write``: a decode step's cache write as its own launch
+  (``cache_write``), as before the paged decode kernel took it in.
 """
 
 from __future__ import annotations
@@ -47,8 +49,15 @@ def unfused_glu() -> None:
     importlib.import_module("vexel_core.model.layers").KERNEL_ACTIVATIONS.clear()
 
 
+def separate_cache_write() -> None:
+    from vexel_core.attention.backends import PagedBackend, _PagedAttention
+
+    PagedBackend._decode_writing = _PagedAttention._decode_writing  # type: ignore[method-assign]
+
+
 CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
-           "--plain-norm-add": plain_norm_add, "--unfused-glu": unfused_glu}
+           "--plain-norm-add": plain_norm_add, "--unfused-glu": unfused_glu,
+           "--separate-cache-write": separate_cache_write}
 
 
 def main() -> None:
