@@ -10,6 +10,9 @@
 //         2 registers, a lane's LOADS blocks loaded once for all its rows;
 //         3 shared memory, rounded from the bfloat16 x by each CTA (a naive prologue: a thread
 //           rounds a whole block), after an L2 prefetch of each warp's first row
+//         4 shared memory, rounded from the bfloat16 x by each CTA cooperatively (four lanes
+//           a block, eight values each, amax and sum by shuffles, gemv_int8's arithmetic)
+//           while each warp's first row's loads are in flight (PIPE 0 only)
 //   PIPE  1: the next row's loads are issued before this row's products (twice the registers
 //         for the weights); 0: a row's loads, then its products
 //   SUMS  1: the nibbles' offset of 8 taken once a block from x's block sum xs (as llama.cpp's
@@ -35,7 +38,8 @@ const int warps = int(gridDim.x) * (blockDim.x / 32);
 const int first = int(blockIdx.x) * (blockDim.x / 32) + (threadIdx.x >> 5);
 const uint4* words = reinterpret_cast<const uint4*>(qs);
 
-constexpr bool SHARED_X = XSRC == 1 || XSRC == 3;
+constexpr bool SHARED_X = XSRC == 1 || XSRC == 3 || XSRC == 4;
+static_assert(XSRC != 4 || !PIPE, "XSRC 4 issues the first row's loads itself");
 __shared__ __align__(16) int8_t s_xq[SHARED_X ? KMAX : 16];
 __shared__ float s_xd[SHARED_X ? KMAX / 32 : 1];
 __shared__ int s_xs[SHARED_X ? KMAX / 32 : 1];
@@ -135,6 +139,38 @@ auto block = [&](const Loaded& r, int k, uint32_t (&q)[4], float& dw) {
 
 Loaded now, next;
 if (PIPE && first < N) load_row(next, first);
+if constexpr (XSRC == 4) {
+  if (first < N) load_row(now, first);  // in flight during the rounding
+  // lanes 4i..4i+3 round x's block i: eight values each (one 16-byte load). 4 nb threads in
+  // all, a multiple of 32 (nb is), so every warp that enters the loop is whole: full masks.
+  for (int t = threadIdx.x; t < 4 * nb; t += blockDim.x) {
+    const int b = t >> 2;
+    const uint4 raw8 = reinterpret_cast<const uint4*>(x)[t];
+    const uint32_t h[4] = {raw8.x, raw8.y, raw8.z, raw8.w};
+    float v[8], amax = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      v[2 * i] = __uint_as_float(h[i] << 16), v[2 * i + 1] = __uint_as_float(h[i] & 0xFFFF0000u);
+      amax = fmaxf(amax, fmaxf(fabsf(v[2 * i]), fabsf(v[2 * i + 1])));
+    }
+    amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFFu, amax, 1));
+    amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFFu, amax, 2));
+    const float inv = amax > 0.0f ? __fdiv_rn(127.0f, amax) : 0.0f;
+    int n[8], sum = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      n[i] = int(__float_as_uint(fmaf(v[i], inv, 12582912.0f)) - 0x4B400000u);
+      sum += n[i];
+    }
+    const uint32_t lo = __byte_perm(__byte_perm(n[0], n[1], 0x0040), __byte_perm(n[2], n[3], 0x0040), 0x5410);
+    const uint32_t hi = __byte_perm(__byte_perm(n[4], n[5], 0x0040), __byte_perm(n[6], n[7], 0x0040), 0x5410);
+    reinterpret_cast<uint2*>(s_xq)[t] = make_uint2(lo, hi);
+    sum += __shfl_xor_sync(0xFFFFFFFFu, sum, 1);
+    sum += __shfl_xor_sync(0xFFFFFFFFu, sum, 2);
+    if ((t & 3) == 0) s_xd[b] = __fdiv_rn(amax, 127.0f), s_xs[b] = sum;
+  }
+  __syncthreads();
+}
 for (int row = first; row < N; row += warps) {
   if constexpr (PIPE) {
 #pragma unroll
@@ -143,7 +179,7 @@ for (int row = first; row < N; row += warps) {
       for (int j = 0; j < 5; ++j) now[k][j] = next[k][j];
     }
     if (row + warps < N) load_row(next, row + warps);
-  } else {
+  } else if (XSRC != 4 || row != first) {
     load_row(now, row);
   }
   if constexpr (FENCE) __syncwarp();

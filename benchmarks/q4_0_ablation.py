@@ -55,6 +55,11 @@ VARIANTS = {
     "file +scales fence": (2, 0, 0, 0, 1, 1),
     "file +scales fence x:smem": (2, 1, 0, 0, 1, 1),
     "file +scales pipe fence": (2, 0, 1, 0, 1, 1),
+    # x rounded by each CTA as a real kernel must (XSRC 4), the first row's loads in flight
+    "+scales x:round": (2, 4, 0, 0, 0, 0),
+    "+scales fence x:round": (2, 4, 0, 0, 0, 1),
+    "file +scales x:round": (2, 4, 0, 0, 1, 0),
+    "file +scales fence x:round": (2, 4, 0, 0, 1, 1),
 }
 SHAPES = [(8, 528), (8, 1056), (4, 1056)]  # (warps a CTA, CTAs)
 LOADS = 4  # a whole 4,096-column row a pass: 128 words, four a lane
