@@ -14,7 +14,8 @@
 //           a block, eight values each, amax and sum by shuffles, gemv_int8's arithmetic)
 //           while each warp's first row's loads are in flight (PIPE 0 only)
 //   PIPE  1: the next row's loads are issued before this row's products (twice the registers
-//         for the weights); 0: a row's loads, then its products
+//         for the weights); 0: a row's loads, then its products; 2 (XSRC 4): as 0, and
+//         the warp's second row is requested into L2 before x is rounded (no registers)
 //   SUMS  1: the nibbles' offset of 8 taken once a block from x's block sum xs (as llama.cpp's
 //         q8_1 carries it) instead of a byte subtraction per word
 //   LAYOUT 0: the packed layout above; 1: the file's own 18-byte blocks (raw, nb even, so
@@ -39,7 +40,8 @@ const int first = int(blockIdx.x) * (blockDim.x / 32) + (threadIdx.x >> 5);
 const uint4* words = reinterpret_cast<const uint4*>(qs);
 
 constexpr bool SHARED_X = XSRC == 1 || XSRC == 3 || XSRC == 4;
-static_assert(XSRC != 4 || !PIPE, "XSRC 4 issues the first row's loads itself");
+static_assert(XSRC != 4 || PIPE != 1, "XSRC 4 issues the first row's loads itself");
+static_assert(PIPE != 2 || XSRC == 4, "PIPE 2 prefetches during the rounding of XSRC 4");
 __shared__ __align__(16) int8_t s_xq[SHARED_X ? KMAX : 16];
 __shared__ float s_xd[SHARED_X ? KMAX / 32 : 1];
 __shared__ int s_xs[SHARED_X ? KMAX / 32 : 1];
@@ -138,9 +140,20 @@ auto block = [&](const Loaded& r, int k, uint32_t (&q)[4], float& dw) {
 };
 
 Loaded now, next;
-if (PIPE && first < N) load_row(next, first);
+if (PIPE == 1 && first < N) load_row(next, first);
 if constexpr (XSRC == 4) {
   if (first < N) load_row(now, first);  // in flight during the rounding
+  if (PIPE == 2 && first + warps < N) {
+    const int row = first + warps;
+#pragma unroll
+    for (int k = 0; k < LOADS; ++k) {
+      const int b = lane + 32 * k;
+      const void* at = LAYOUT == 0 ? static_cast<const void*>(words + size_t(row) * nb + b)
+                                   : static_cast<const void*>(raw + (size_t(row) * nb * 18 + 18 * b) / 4);
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(at));
+      if (LAYOUT == 0 && WORK >= 2) asm volatile("prefetch.global.L2 [%0];" ::"l"(d + size_t(row) * nb + b));
+    }
+  }
   // lanes 4i..4i+3 round x's block i: eight values each (one 16-byte load). 4 nb threads in
   // all, a multiple of 32 (nb is), so every warp that enters the loop is whole: full masks.
   for (int t = threadIdx.x; t < 4 * nb; t += blockDim.x) {
@@ -172,7 +185,7 @@ if constexpr (XSRC == 4) {
   __syncthreads();
 }
 for (int row = first; row < N; row += warps) {
-  if constexpr (PIPE) {
+  if constexpr (PIPE == 1) {
 #pragma unroll
     for (int k = 0; k < LOADS; ++k) {
 #pragma unroll

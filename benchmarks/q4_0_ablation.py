@@ -60,6 +60,10 @@ VARIANTS = {
     "+scales fence x:round": (2, 4, 0, 0, 0, 1),
     "file +scales x:round": (2, 4, 0, 0, 1, 0),
     "file +scales fence x:round": (2, 4, 0, 0, 1, 1),
+    # and the warp's second row requested into L2 before the rounding (PIPE 2)
+    "+scales fence x:round pf": (2, 4, 2, 0, 0, 1),
+    "+scales x:round pf": (2, 4, 2, 0, 0, 0),
+    "file +scales x:round pf": (2, 4, 2, 0, 1, 0),
 }
 SHAPES = [(8, 528), (8, 1056), (4, 1056)]  # (warps a CTA, CTAs)
 LOADS = 4  # a whole 4,096-column row a pass: 128 words, four a lane
