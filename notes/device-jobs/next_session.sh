@@ -1,51 +1,37 @@
-# Proposed device calls of the next session (written at the end of session 12). Each is one
+# Proposed device calls of the next session (written at the end of session 13). Each is one
 # call; never pipe the call's whole output through tail (a limit kill loses it); at most 8
-# files come back from $OUT. Carry [".devkit/wheels", ".devkit/setup.sh"] (add
-# ".devkit/peers" only for llama.cpp: the tree plus all three is ~63.5 of the 64 MiB allowed).
-#   source .devkit/setup.sh && bash notes/device-jobs/next_session.sh 1
-# 1: (fresh machine, ~200 s) the Q4_0 ablation's every variant (benchmarks/q4_0_ablation.py,
-#    notes/gpu-kernels.md "Session 12"): whether a fence that keeps a row's loads together
-#    (FENCE; in the probe's SASS ptxas interleaves them with the products), x in shared memory
-#    or registers, the
-#    next row's loads in flight, or the file's own layout (LAYOUT 1) brings the products (13.2
-#    us in E1/E2) toward the loads alone (9.4 us). What decides the next kernel: a variant at
-#    or under ~11.5 us with the scales (70% of the copy bandwidth is 12.3 us); a file-layout
-#    one there needs no repacking.
-# 2: (~170 s) Q6_K is 0.3 us from its goal (21.3 us against 21.0 at 14336x4096): the same
-#    question for its layout, once 1 says which structure wins (a probe of its own, or the
-#    winner's structure in gemv_int8).
-# 3: branch next/fused-cache-write (a decode step's cache write inside the paged decode
-#    kernel; CPU emulation only so far): its changed files to wt/fw (branch_tree.sh says how),
-#    carry [".devkit/wheels", ".devkit/setup.sh", "wt"], `source notes/device-jobs/
-#    branch_tree.sh; tree fw; cd /tmp/fw`, then `bash notes/device-jobs/fused_write_check.sh
-#    tests` (~300 s) and, in a second call, `... ab` (~300 s). Merge it if the fused arm wins
-#    every round, as the gated product did.
-# 4: branch next/fenced-decode (the paged decode kernel with a __syncwarp after each batch of
-#    loads; nvdisasm shows ptxas loading each key word only after the products of the one
-#    before): as 3, with wt/fd, `fence_check.sh kernel` (~250 s: GPU tests and
-#    benchmarks/decode_attention.py's fence column) and `... ab` (~300 s). It and the fused
-#    cache write both change paged_decode.cu, run_attention.cpp and the kernel tests: merge
-#    one, rebase the other.
-# 5: when a kernel changes the engine's path: the three engines on one request (part 2 of
-#    s12_d.sh after part 1 builds llama.cpp; ~420 + ~120 s). Host episodes move the Python
-#    engines' figures by 1.5x between runs on one machine (session 12): run it twice or more.
-# 1 can take 4's kernel half in the same call (one machine start fewer; ~450 s in all): make
-#    wt/fd first (branch_tree.sh says how), carry [".devkit/wheels", ".devkit/setup.sh", "wt"],
-#    and run `next_session.sh 1+fd`.
+# files come back from $OUT; an ncu run gets twice its expected time (ncu writes its CSV only
+# at the end: session 13's call 1 lost 40 launches to a 150 s limit).
+#
+# Two branches were written after session 13's last call and have never run on a GPU. Make
+# their changed files into wt/ first (branch_tree.sh says how), carry
+# [".devkit/wheels", ".devkit/setup.sh", "wt"]:
+#   rm -rf wt && mkdir -p wt/q4kw wt/packed
+#   git diff --name-only --diff-filter=d -z main next/q4k-wide-smem \
+#     | xargs -0 git archive next/q4k-wide-smem | tar -x -C wt/q4kw
+#   git diff --name-only --diff-filter=d -z main next/packed-q4_0 \
+#     | xargs -0 git archive next/packed-q4_0 | tar -x -C wt/packed
+#
+# 1: (fresh machine, ~250 s) next/q4k-wide-smem: gemv_int8 reads Q4_K's quants and scales with
+#    16-byte shared-memory loads (~28 a chunk of four sub-blocks where there were ~104;
+#    benchmarks/sass_loads.py) and Q6_K's two scales with one load. Its GPU tests, then main
+#    against it under Nsight Compute (Q4_0 the control) at both shapes:
+#      source .devkit/setup.sh && bash wt/q4kw/notes/device-jobs/wide_smem_check.sh
+#    Merge if Q4_K is faster at both shapes by more than the control moves and Q6_K is not
+#    slower. Q4_K's goal is 14.4 us (60%); it stands at 18.3-18.5.
+# 2: (~350 s) next/packed-q4_0: the packed prototype now has the probe's fastest structure
+#    (fenced coherent loads, the first pass in registers while the CTA rounds x four lanes a
+#    block; default 8/1/4/1056, 46 registers). The probe measured 12.7-12.8 us for it against
+#    gemv_int8's 14.6:
+#      source .devkit/setup.sh && source notes/device-jobs/branch_tree.sh && tree packed \
+#        && cd /tmp/packed && bash notes/device-jobs/packed_check.sh
+#    If it holds, the packed layout's wiring (notes/gpu-kernels.md, "Session 13", the plan)
+#    is the next engine change; with x rounded once where it is made (11.8 us, 73%) it meets
+#    Q4_0's goal.
+# 3: the three engines on one request after the session-13 merges (the fused cache write,
+#    the fenced decode): s12_d.sh 1 (llama.cpp built beside the GPU tests, ~420 s) then
+#    s12_d.sh 2 at once (~220 s), carrying [".devkit/wheels", ".devkit/setup.sh",
+#    ".devkit/peers"]. Host episodes move the Python engines by 1.5x: run 2 twice if time
+#    allows.
 export VEXEL_CACHE=/tmp/vx
-case "$1" in
-1)
-  bash notes/device-jobs/s12_e.sh
-  ;;
-1+fd)
-  mkdir -p $OUT/probe $OUT/fence
-  OUT=$OUT/probe bash notes/device-jobs/s12_e.sh
-  (cd $OUT/probe && tar -cJf ../probe.tar.xz . ) && rm -rf $OUT/probe
-  source notes/device-jobs/branch_tree.sh
-  tree fd
-  (cd /tmp/fd && OUT=$OUT/fence bash notes/device-jobs/fence_check.sh kernel)
-  ;;
-*)
-  echo "parts 2 to 5: see the comment above"; exit 2
-  ;;
-esac
+echo "see the comment above: each call runs its own script"; exit 2
