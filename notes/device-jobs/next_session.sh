@@ -12,7 +12,7 @@
 #   git diff --name-only --diff-filter=d -z main next/packed-q4_0 \
 #     | xargs -0 git archive next/packed-q4_0 | tar -x -C wt/packed
 #
-# 1: (fresh machine, ~250 s) next/q4k-wide-smem: gemv_int8 reads Q4_K's quants and scales with
+# 1: (fresh machine, ~400 s) next/q4k-wide-smem: gemv_int8 reads Q4_K's quants and scales with
 #    16-byte shared-memory loads (~28 a chunk of four sub-blocks where there were ~104;
 #    benchmarks/sass_loads.py) and Q6_K's two scales with one load. Its GPU tests, then main
 #    against it under Nsight Compute (Q4_0 the control) at both shapes:
