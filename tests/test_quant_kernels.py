@@ -178,12 +178,7 @@ def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
                 tiling is None and rounds_to_int8(path, m.ggml_type, x.shape[0])):
             t = tiling if isinstance(tiling, Int8Tiling) else default_int8_tiling(
                 m.ggml_type, m.values.shape[1])
-            args = ["gemv_int8", int(m.ggml_type), t.warps, t.stages, t.per_lane,
-                    t.grid(m.rows), m.rows, m.buffer.shape[1], m.skip, int(bf16),
-                    int(t.x_in_registers)]
-            y = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()
-                                            + np.array(x.view(mx.uint8)).tobytes()), np.uint8)
-            return mx.array(y).view(x.dtype).reshape(1, m.rows)
+            return emulated_int8(binary, x, m, t)
         tile = activation_tile(x.shape[0])
         args = ["gemv", int(m.ggml_type), tile, *(tiling or (4, 4, 2)), m.rows,
                 m.buffer.shape[1], x.shape[0], m.skip, int(bf16)]
@@ -192,6 +187,19 @@ def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
         return mx.array(y).view(x.dtype).reshape(x.shape[0], m.rows)
     w = FORMATS[m.ggml_type].dequantize_mlx(m.raw)
     return x.astype(mx.float32) @ w.T
+
+
+def emulated_int8(binary: Path, x: mx.array, m: Matrix, tiling: Int8Tiling,
+                  act: str | None = None) -> mx.array:
+    """``gemv_int8`` in the emulation on one float32 or bfloat16 row: ``[1, rows]``, or with
+    *act* its gated mode's ``[1, rows / 2]``."""
+    outs = m.rows // 2 if act else m.rows
+    args = ["gemv_int8", int(m.ggml_type), tiling.warps, tiling.stages, tiling.per_lane,
+            tiling.grid(outs), m.rows, m.buffer.shape[1], m.skip, int(x.dtype == mx.bfloat16),
+            int(tiling.x_in_registers), *([GATED_ACTS[act]] if act else [])]
+    y = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()
+                                    + np.array(x.view(mx.uint8)).tobytes()), np.uint8)
+    return mx.array(y).view(x.dtype).reshape(1, outs)
 
 
 def dequantized(path: str, m: Matrix, dtype: mx.Dtype, request: pytest.FixtureRequest) -> mx.array:
@@ -535,15 +543,9 @@ def gated_product(path: str, x: mx.array, m: Matrix, act: str, tiling: Int8Tilin
         assert backend is not None
         return library(backend).gemv(x, m.raw, m.ggml_type, tiling=tiling,
                                      act=act, init_value=NAN)
-    binary = request.getfixturevalue("emulator")
     if x.dtype not in (mx.float32, mx.bfloat16):
         pytest.skip("the emulation runs float32 and bfloat16 activations")
-    args = ["gemv_int8", int(m.ggml_type), tiling.warps, tiling.stages, tiling.per_lane,
-            tiling.grid(m.rows // 2), m.rows, m.buffer.shape[1], m.skip,
-            int(x.dtype == mx.bfloat16), int(tiling.x_in_registers), GATED_ACTS[act]]
-    y = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()
-                                    + np.array(x.view(mx.uint8)).tobytes()), np.uint8)
-    return mx.array(y).view(x.dtype).reshape(1, m.rows // 2)
+    return emulated_int8(request.getfixturevalue("emulator"), x, m, tiling, act)
 
 
 @pytest.mark.parametrize("path", PATHS[:2])
