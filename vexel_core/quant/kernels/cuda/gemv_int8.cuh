@@ -21,7 +21,9 @@
 // each row's end.
 // Rows and the staged blocks start on even bytes (GGUF block sizes are even and MLX's buffers
 // aligned), so words are read from their 4-byte floors with one byte permute each; the scales
-// come from formats.h (F::group), as the float kernel decodes them.
+// are formats.h's (F::group), as the float kernel decodes them. Q4_K in a 16-byte aligned
+// matrix reads whole 16-byte words instead, and Q6_K a sub-block's two scales at once
+// (Int8Format): fewer shared-memory loads, the same floats.
 //
 // Gated mode (ACT 1: SiLU, 2: GELU tanh): W holds 2F rows, gate rows 0..F-1 then up rows
 // F..2F-1 (a fused gate/up projection), and y[i] = act(g_i) * u_i with g_i = W[i].x and
@@ -127,9 +129,9 @@ struct Int8Format<12> {
   }
 };
 
-template <>
 // Q6_K: sub-block j = 4n + t, as formats.h's Q6_K describes, minus 32
-struct Int8Format<14> : Int8Scales<14> {
+template <>
+struct Int8Format<14> {
   static constexpr bool SPLIT = true;
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int j, int (&q)[8]) {
     const int n = j >> 2, t = j & 3;
@@ -141,6 +143,14 @@ struct Int8Format<14> : Int8Scales<14> {
       const uint32_t v = ((lo[i] >> (4 * (t >> 1))) & 0x0F0F0F0Fu) | (((hi[i] >> (2 * t)) & 0x03030303u) << 4);
       q[i] = int(__vsub4(v, 0x20202020u));
     }
+  }
+  // The scales of sub-block j's halves (groups 2j and 2j + 1, adjacent bytes) from one 2-byte
+  // load where formats.h's Q6_K::group takes a byte each: the same products
+  __device__ __forceinline__ static float2 halves(const uint32_t* slot, int at, int j) {
+    const uint8_t* b = reinterpret_cast<const uint8_t*>(slot) + at;
+    const uint32_t s = ld_u16(b + 192 + 2 * j);
+    const float d = ld_f16(b + 208);
+    return pair(d * float(int((s & 0xFFu) ^ 128u) - 128), d * float(int((s >> 8) ^ 128u) - 128));
   }
 };
 
@@ -315,7 +325,6 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
       const int b = here.chunk * BLOCKS + blk;  // the block of the row
       if (b >= nb) break;
       const int at = at0 + blk * F::BB;
-      const uint8_t* block = reinterpret_cast<const uint8_t*>(slot) + at;
       int q[8];
       I::ints(slot, at, j, q);
       const int e = b * SUBS + j;  // x's 32-element block
@@ -334,7 +343,8 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
       hi = __dp4a(q[7], int(xb.w), hi);
       float t;
       if constexpr (I::SPLIT) {
-        t = fmaf(F::group(block, 2 * j).x, float(lo), F::group(block, 2 * j + 1).x * float(hi));
+        const float2 sc = I::halves(slot, at, j);
+        t = fmaf(sc.x, float(lo), sc.y * float(hi));
       } else {
         const float2 sc = I::group(slot, at, j);
         t = sc.x * float(lo + hi);
