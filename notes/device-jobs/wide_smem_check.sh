@@ -12,9 +12,12 @@ export VEXEL_CACHE=/tmp/vx
 source notes/device-jobs/branch_tree.sh
 tree q4kw
 t0=$(date +%s)
+# 25 tests: the plain product at the default tiling and at two CTAs of two warps in each
+# activation dtype, the offset buffer, the longest rows, the gated mode (SiLU, bf16)
+K="gguf_kernel and (offset or ((Q4_K or Q6_K) and (default or 2warps-2stages-2ctas-2perlane)"
+K="$K and not gated) or (gated and (Q4_K or Q6_K) and silu and bf16))"
 (cd /tmp/q4kw && timeout 150 python3 -m pytest -q -p no:cacheprovider --tb=short \
-  tests/test_quant_kernels.py -k "gguf_kernel and (offset or (int8 and (Q4_K or Q6_K)))" \
-  > $OUT/tests.txt 2>&1)
+  tests/test_quant_kernels.py -k "$K" > $OUT/tests.txt 2>&1)
 echo "tests rc $? after $(( $(date +%s) - t0 )) s: $(grep -E '[0-9]+ (passed|failed|error)' $OUT/tests.txt | sed -n '$p')"
 grep -E "^(FAILED|ERROR)" $OUT/tests.txt | cut -c1-200 | sed -n 1,6p
 M=gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
