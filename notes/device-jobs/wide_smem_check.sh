@@ -1,4 +1,4 @@
-# Branch next/q4k-wide-smem on a GPU for the first time (~200 s on a fresh machine): gemv_int8
+# Branch next/q4k-wide-smem on a GPU for the first time (~400 s on a fresh machine): gemv_int8
 # reading Q4_K's quants and scales with 16-byte shared-memory loads (three a sub-block where
 # there were ~17; benchmarks/sass_loads.py) and Q6_K's two scales with one load. Carry
 # [".devkit/wheels", ".devkit/setup.sh", "wt"] with wt/q4kw (branch_tree.sh says how), then
@@ -35,3 +35,10 @@ for side in main branch; do
     python3 benchmarks/ncu_summary.py $OUT/ncu-$side-$cols.csv --map $OUT/map-$side-$cols.tsv | cut -c1-150
   done
 done
+# Then, on the branch, the sweep's other tilings for the two formats at 4,096 columns: with
+# fewer shared-memory loads the best tiling may move (x in registers, more CTAs).
+(cd /tmp/q4kw && timeout 150 ncu --clock-control none --kernel-name regex:vx_gemv --csv --metrics $M \
+  python3 benchmarks/kernel_ncu.py --int8-sweep --cols 4096 --formats Q4_K,Q6_K --launches 2 \
+  --budget-s 100 --map $OUT/map-sweep.tsv > $OUT/ncu-sweep.csv 2>&1)
+echo "== branch sweep: ncu rc $? after $(( $(date +%s) - t0 )) s"
+python3 benchmarks/ncu_summary.py $OUT/ncu-sweep.csv --map $OUT/map-sweep.tsv | cut -c1-150
