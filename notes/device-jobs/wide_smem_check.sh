@@ -42,3 +42,5 @@ done
   --budget-s 100 --map $OUT/map-sweep.tsv > $OUT/ncu-sweep.csv 2>&1)
 echo "== branch sweep: ncu rc $? after $(( $(date +%s) - t0 )) s"
 python3 benchmarks/ncu_summary.py $OUT/ncu-sweep.csv --map $OUT/map-sweep.tsv | cut -c1-150
+# at most 8 files come back: the CSVs and maps in one archive
+(cd $OUT && tar -cJf ncu.tar.xz ncu-*.csv map-*.tsv && rm -f ncu-*.csv map-*.tsv)
