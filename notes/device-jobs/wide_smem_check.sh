@@ -35,10 +35,10 @@ for side in main branch; do
     python3 benchmarks/ncu_summary.py $OUT/ncu-$side-$cols.csv --map $OUT/map-$side-$cols.tsv | cut -c1-150
   done
 done
-# Then, on the branch, the sweep's other tilings for the two formats at 4,096 columns: with
+# Then, on the branch, the sweep's other tilings for Q4_0, Q4_K, Q6_K at 4,096 columns: with
 # fewer shared-memory loads the best tiling may move (x in registers, more CTAs).
 (cd /tmp/q4kw && timeout 150 ncu --clock-control none --kernel-name regex:vx_gemv --csv --metrics $M \
-  python3 benchmarks/kernel_ncu.py --int8-sweep --cols 4096 --formats Q4_K,Q6_K --launches 2 \
+  python3 benchmarks/kernel_ncu.py --int8-sweep --cols 4096 --formats Q4_0,Q4_K,Q6_K --launches 2 \
   --budget-s 100 --map $OUT/map-sweep.tsv > $OUT/ncu-sweep.csv 2>&1)
 echo "== branch sweep: ncu rc $? after $(( $(date +%s) - t0 )) s"
 python3 benchmarks/ncu_summary.py $OUT/ncu-sweep.csv --map $OUT/map-sweep.tsv | cut -c1-150
