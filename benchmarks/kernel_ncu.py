@@ -20,7 +20,8 @@ and so on, so that a run cut short by
 every format. Tilings over SHARED_MAX bytes of shared memory are skipped and said so. Each tiling
 prints "int8-sweep INDEX FORMAT TILING ..." to stderr, with the Nsight Compute IDs of its
 launches, and ``--map FILE`` writes the same as a table that ``ncu_summary.py --map`` reads.
-Each product is compared with the default tiling's ("ok" or "WRONG").
+Each product is compared with the default tiling's ("ok" or "WRONG"). ``--defaults`` runs
+each format's default tiling alone.
 """
 
 from __future__ import annotations
@@ -42,14 +43,16 @@ from vexel_core.quant.kernels.library import (
     INT8_TYPES,
     SHARED_MAX,
     Int8Tiling,
+    default_int8_tiling,
     default_tiling,
     int8_kcap,
 )
 
 
 def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | None,
-               map_path: str | None) -> None:
-    """``gemv_int8``'s candidate tilings, ``launches`` profiled launches each (see above)."""
+               map_path: str | None, defaults: bool = False) -> None:
+    """``gemv_int8``'s candidate tilings (*defaults*: the default alone), ``launches``
+    profiled launches each (see above)."""
     lib = library("cuda")
     rows, cols = sweep.SHAPES[cols]
     start = time.monotonic()
@@ -63,6 +66,8 @@ def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | N
     for row in zip_longest(*([(n, t) for t in sweep.candidates(GGMLQuantizationType[n])]
                              for n in formats)):
         plan.extend(c for c in row if c is not None)
+    if defaults:
+        plan = [(n, default_int8_tiling(GGMLQuantizationType[n], cols)) for n in formats]
     table = open(map_path, "w") if map_path else None  # noqa: SIM115 (written as it goes)
     if table:
         table.write("\t".join(MAP_COLUMNS) + "\n")
@@ -122,9 +127,10 @@ def main() -> None:
     ap.add_argument("--launches", type=int, default=2)
     ap.add_argument("--budget-s", type=float, default=None)
     ap.add_argument("--map", default=None)
+    ap.add_argument("--defaults", action="store_true", help="with --int8-sweep: defaults alone")
     a = ap.parse_args()
     if a.int8_sweep:
-        int8_sweep(a.formats.split(","), a.cols, a.launches, a.budget_s, a.map)
+        int8_sweep(a.formats.split(","), a.cols, a.launches, a.budget_s, a.map, a.defaults)
         return
     lib = library("cuda")
     for name in a.formats.split(","):

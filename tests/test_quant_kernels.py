@@ -349,6 +349,38 @@ def test_one_row_int8_kernel(
         assert np.median(np.abs(y - exact)) < 0.01 * rounding
 
 
+@pytest.mark.parametrize("path", PATHS[:2])
+@pytest.mark.parametrize("offset", [0, 2, 8])
+def test_int8_q4_k_at_any_offset(path: str, offset: int, rng: np.random.Generator,
+                                 request: pytest.FixtureRequest) -> None:
+    # gemv_int8 reads Q4_K's blocks with 16-byte loads of shared memory when the matrix starts
+    # on 16 bytes, and byte by byte (formats.h) when it does not: one weight, its buffer
+    # starting `offset` bytes past alignment. (On the GPU MLX may copy the offset view; the
+    # emulation surely runs both paths.)
+    m = matrix(T.Q4_K, rng, path=path)
+    tiling = default_int8_tiling(T.Q4_K, m.values.shape[1])
+    xd = mx.array(rng.normal(size=(1, m.values.shape[1])).astype(np.float32)).astype(mx.bfloat16)
+    if path == "gguf_kernel":
+        if gpu_backend() != "cuda":
+            pytest.skip("gemv_int8 is a CUDA kernel")
+        flat = mx.array(np.concatenate([np.zeros(offset, np.uint8), m.buffer.ravel()]))
+        raw = flat[offset:].reshape(m.buffer.shape)
+        got = library("cuda").gemv(xd, raw, T.Q4_K, tiling=tiling, init_value=NAN)
+    else:
+        args = ["gemv_int8", int(T.Q4_K), tiling.warps, tiling.stages, tiling.per_lane,
+                tiling.grid(m.rows), m.rows, m.buffer.shape[1], 0, 1, int(tiling.x_in_registers),
+                0, offset]
+        y = np.frombuffer(emulation.run(request.getfixturevalue("emulator"), args,
+                                        m.buffer.tobytes() + np.array(xd.view(mx.uint8)).tobytes()),
+                          np.uint8)
+        got = mx.array(y).view(mx.bfloat16).reshape(1, m.rows)
+    xr = int8_activations(np.array(xd.astype(mx.float32)))
+    exact = xr @ m.values.T
+    y = np.array(got.astype(mx.float32))
+    assert np.isfinite(y).all()
+    assert (np.abs(y - exact) <= float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)).all()
+
+
 @pytest.mark.parametrize("ggml_type", sorted(INT8_TYPES, key=int), ids=lambda t: t.name)
 def test_int8_default_tilings_fit_every_row(ggml_type: T) -> None:
     # Each of the format's measured tilings serves rows up to its length; its shared memory

@@ -2,9 +2,10 @@
 // tests/test_quant_kernels.py. Usage (raw blocks, then the activations, on stdin):
 //   run_kernels gemv GGML_TYPE MT ROWS WARPS STAGES N ROW_BYTES M SKIP_ROWS BF16  > y
 //   run_kernels dequant GGML_TYPE N ROW_BYTES SKIP_ROWS                           > W
-//   run_kernels gemv_int8 GGML_TYPE WARPS STAGES PER_LANE CTAS N ROW_BYTES SKIP_ROWS BF16 XREG [ACT] > y
+//   run_kernels gemv_int8 GGML_TYPE WARPS STAGES PER_LANE CTAS N ROW_BYTES SKIP_ROWS BF16 XREG [ACT [OFFSET]] > y
 //   (one x row; CTAS as Int8Tiling.grid gives them; XREG 1: x held in registers; ACT 1 (SiLU)
-//   or 2 (GELU tanh): the gated mode, N rows of gate then up, N / 2 outputs)
+//   or 2 (GELU tanh): the gated mode, N rows of gate then up, N / 2 outputs; OFFSET: bytes by
+//   which the buffer starts past 16-byte alignment, 0 by default)
 // SKIP_ROWS rows of the input precede the weight, so it starts off 16-byte alignment. BF16=1:
 // activations and y in bfloat16 (else float32, as W always is).
 #include "prelude.cuh"
@@ -99,8 +100,9 @@ template <int TYPE>
 int run_int8(char** argv) {
   const int n = atoi(argv[7]), row_bytes = atoi(argv[8]), skip = atoi(argv[9]);
   using F = typename vx::FormatOf<TYPE>::type;
+  const int offset = argv[12] && argv[13] ? atoi(argv[13]) : 0;
   std::vector<uint8_t> buffer(size_t(n + skip) * row_bytes + 64);
-  uint8_t* raw = buffer.data() + 16;
+  uint8_t* raw = buffer.data() + 16 + offset;
   if (fread(raw, 1, size_t(n + skip) * row_bytes, stdin) != size_t(n + skip) * row_bytes) return 4;
   const uint8_t* w = raw + size_t(skip) * row_bytes;
   const int k = row_bytes / F::BB * F::BE;

@@ -21,7 +21,9 @@
 // each row's end.
 // Rows and the staged blocks start on even bytes (GGUF block sizes are even and MLX's buffers
 // aligned), so words are read from their 4-byte floors with one byte permute each; the scales
-// come from formats.h (F::group), as the float kernel decodes them.
+// are formats.h's (F::group), as the float kernel decodes them. Q4_K in a 16-byte aligned
+// matrix reads whole 16-byte words instead, and Q6_K a sub-block's two scales at once
+// (Int8Format): fewer shared-memory loads, the same floats.
 //
 // Gated mode (ACT 1: SiLU, 2: GELU tanh): W holds 2F rows, gate rows 0..F-1 then up rows
 // F..2F-1 (a fused gate/up projection), and y[i] = act(g_i) * u_i with g_i = W[i].x and
@@ -52,12 +54,20 @@ __device__ __forceinline__ void words_at(const uint32_t* slot, int at, uint32_t 
 
 // A format's 32-element sub-block j of the block at byte `at` of a slot, as eight words of four
 // signed bytes (word i: elements 4i..4i+3 of the sub-block; element = scale * byte + min with
-// the (scale, min) of F::group). SPLIT: two scale groups of 16 elements (words 0-3, 4-7).
+// the (scale, min) of group). SPLIT: two scale groups of 16 elements (words 0-3, 4-7).
 template <int GGML_TYPE>
 struct Int8Format;
 
+// group(slot, at, j): sub-block j's (scale, min) as the float kernel decodes them (F::group).
+template <int GGML_TYPE>
+struct Int8Scales {
+  __device__ __forceinline__ static float2 group(const uint32_t* slot, int at, int j) {
+    return FormatOf<GGML_TYPE>::type::group(reinterpret_cast<const uint8_t*>(slot) + at, j);
+  }
+};
+
 template <>
-struct Int8Format<2> {  // Q4_0: nibbles (element j low, j + 16 high) minus 8
+struct Int8Format<2> : Int8Scales<2> {  // Q4_0: nibbles (element j low, j + 16 high) minus 8
   static constexpr bool SPLIT = false;
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int, int (&q)[8]) {
     uint32_t w[4];
@@ -71,7 +81,7 @@ struct Int8Format<2> {  // Q4_0: nibbles (element j low, j + 16 high) minus 8
 };
 
 template <>
-struct Int8Format<8> {  // Q8_0: 32 signed bytes
+struct Int8Format<8> : Int8Scales<8> {  // Q8_0: 32 signed bytes
   static constexpr bool SPLIT = false;
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int, int (&q)[8]) {
     uint32_t w[8];
@@ -81,19 +91,47 @@ struct Int8Format<8> {  // Q8_0: 32 signed bytes
   }
 };
 
+// Q4_K: sub-block j is the low (j even) or high nibbles of qs[32 (j/2)..]. Its 144-byte blocks
+// are whole 16-byte words, so in a 16-byte aligned matrix (every one MLX allocates; the test
+// of an offset buffer takes the other path) a block's quants and its head (d, dmin and the
+// 12 bytes of scales) are read with 16-byte shared-memory loads: three a sub-block, where
+// words_at and formats.h's byte-wise scales take ~17 loads, the scales' two branches
+// divergent across the lanes of a block (`at` is 16-byte aligned in every lane or in none).
 template <>
-struct Int8Format<12> {  // Q4_K: sub-block j is the low (j even) or high nibbles of qs[32 (j/2)..]
+struct Int8Format<12> {
   static constexpr bool SPLIT = false;
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int j, int (&q)[8]) {
+    const int run = at + 16 + 32 * (j >> 1);
     uint32_t w[8];
-    words_at(slot, at + 16 + 32 * (j >> 1), w);
+    if ((at & 15) == 0) {
+      const uint4 a = reinterpret_cast<const uint4*>(slot)[run >> 4];
+      const uint4 b = reinterpret_cast<const uint4*>(slot)[(run >> 4) + 1];
+      w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = b.x, w[5] = b.y, w[6] = b.z;
+      w[7] = b.w;
+    } else {
+      words_at(slot, run, w);
+    }
 #pragma unroll
     for (int i = 0; i < 8; ++i) q[i] = int((w[i] >> (4 * (j & 1))) & 0x0F0F0F0Fu);
   }
+  // formats.h's Q4_K::group (ggml's get_scale_min_k4) on the head in registers: the same
+  // products, so the same floats
+  __device__ __forceinline__ static float2 group(const uint32_t* slot, int at, int j) {
+    if ((at & 15) != 0) return Q4_K::group(reinterpret_cast<const uint8_t*>(slot) + at, j);
+    const uint4 head = reinterpret_cast<const uint4*>(slot)[at >> 4];
+    const int shift = 8 * (j & 3);  // scales[j & 3], [4 + (j & 3)], [8 + (j & 3)]
+    const uint32_t b0 = (head.y >> shift) & 0xFFu, b4 = (head.z >> shift) & 0xFFu;
+    const uint32_t b8 = (head.w >> shift) & 0xFFu;
+    const uint32_t sc = j < 4 ? b0 & 63u : (b8 & 15u) | ((b0 >> 6) << 4);
+    const uint32_t m = j < 4 ? b4 & 63u : (b8 >> 4) | ((b4 >> 6) << 4);
+    return pair(half_to_float(head.x & 0xFFFFu) * float(sc),
+                -half_to_float(head.x >> 16) * float(m));
+  }
 };
 
+// Q6_K: sub-block j = 4n + t, as formats.h's Q6_K describes, minus 32
 template <>
-struct Int8Format<14> {  // Q6_K: sub-block j = 4n + t, as formats.h's Q6_K describes, minus 32
+struct Int8Format<14> {
   static constexpr bool SPLIT = true;
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int j, int (&q)[8]) {
     const int n = j >> 2, t = j & 3;
@@ -105,6 +143,14 @@ struct Int8Format<14> {  // Q6_K: sub-block j = 4n + t, as formats.h's Q6_K desc
       const uint32_t v = ((lo[i] >> (4 * (t >> 1))) & 0x0F0F0F0Fu) | (((hi[i] >> (2 * t)) & 0x03030303u) << 4);
       q[i] = int(__vsub4(v, 0x20202020u));
     }
+  }
+  // The scales of sub-block j's halves (groups 2j and 2j + 1, adjacent bytes) from one 2-byte
+  // load where formats.h's Q6_K::group takes a byte each: the same products
+  __device__ __forceinline__ static float2 halves(const uint32_t* slot, int at, int j) {
+    const uint8_t* b = reinterpret_cast<const uint8_t*>(slot) + at;
+    const uint32_t s = ld_u16(b + 192 + 2 * j);
+    const float d = ld_f16(b + 208);
+    return pair(d * float(int((s & 0xFFu) ^ 128u) - 128), d * float(int((s >> 8) ^ 128u) - 128));
   }
 };
 
@@ -279,7 +325,6 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
       const int b = here.chunk * BLOCKS + blk;  // the block of the row
       if (b >= nb) break;
       const int at = at0 + blk * F::BB;
-      const uint8_t* block = reinterpret_cast<const uint8_t*>(slot) + at;
       int q[8];
       I::ints(slot, at, j, q);
       const int e = b * SUBS + j;  // x's 32-element block
@@ -298,9 +343,10 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
       hi = __dp4a(q[7], int(xb.w), hi);
       float t;
       if constexpr (I::SPLIT) {
-        t = fmaf(F::group(block, 2 * j).x, float(lo), F::group(block, 2 * j + 1).x * float(hi));
+        const float2 sc = I::halves(slot, at, j);
+        t = fmaf(sc.x, float(lo), sc.y * float(hi));
       } else {
-        const float2 sc = F::group(block, j);
+        const float2 sc = I::group(slot, at, j);
         t = sc.x * float(lo + hi);
         if constexpr (F::HAS_MIN) t = fmaf(sc.y, float(held ? xsr[h] : xsum[e]), t);
       }
