@@ -21,7 +21,10 @@ every format. Tilings over SHARED_MAX bytes of shared memory are skipped and sai
 prints "int8-sweep INDEX FORMAT TILING ..." to stderr, with the Nsight Compute IDs of its
 launches, and ``--map FILE`` writes the same as a table that ``ncu_summary.py --map`` reads.
 Each product is compared with the default tiling's ("ok" or "WRONG"). ``--defaults`` runs
-each format's default tiling alone.
+each format's default tiling alone; ``--tilings 4/2/4/792,4/2/4/1188`` (warps/stages/sub-blocks
+a lane/CTAs, "+x" for x in registers) runs those, in that order, for every format, so that two
+tilings can be timed against each other in one run. ``--act silu`` times the gated mode
+instead: W holds 2 x rows (gate, then up), as Llama's fused gate/up product does.
 """
 
 from __future__ import annotations
@@ -40,8 +43,10 @@ from ncu_summary import MAP_COLUMNS  # benchmarks/ncu_summary.py
 
 from vexel_core.quant.kernels import library
 from vexel_core.quant.kernels.library import (
+    GATED_ACTS,
     INT8_TYPES,
     SHARED_MAX,
+    GatedAct,
     Int8Tiling,
     default_int8_tiling,
     default_tiling,
@@ -49,12 +54,21 @@ from vexel_core.quant.kernels.library import (
 )
 
 
+def parse_tiling(label: str) -> Int8Tiling:
+    """An `Int8Tiling` from its `tiling_label` ("4/2/4/792", "4/2/4/792+x")."""
+    warps, stages, per_lane, ctas = (int(v) for v in label.removesuffix("+x").split("/"))
+    return Int8Tiling(warps=warps, stages=stages, per_lane=per_lane, ctas=ctas,
+                      x_in_registers=label.endswith("+x"))
+
+
 def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | None,
-               map_path: str | None, defaults: bool = False) -> None:
-    """``gemv_int8``'s candidate tilings (*defaults*: the default alone), ``launches``
-    profiled launches each (see above)."""
+               map_path: str | None, defaults: bool = False,
+               tilings: list[Int8Tiling] | None = None, act: GatedAct | None = None) -> None:
+    """``gemv_int8``'s candidate tilings (*defaults*: the default alone; *tilings*: those),
+    ``launches`` profiled launches each, in the gated mode *act* if given (see above)."""
     lib = library("cuda")
-    rows, cols = sweep.SHAPES[cols]
+    outs, cols = sweep.SHAPES[cols]
+    rows = 2 * outs if act else outs
     start = time.monotonic()
     x = mx.random.normal((1, cols)).astype(mx.bfloat16)
     raws: dict[str, mx.array] = {}
@@ -68,6 +82,8 @@ def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | N
         plan.extend(c for c in row if c is not None)
     if defaults:
         plan = [(n, default_int8_tiling(GGMLQuantizationType[n], cols)) for n in formats]
+    if tilings:
+        plan = [(n, t) for t in tilings for n in formats]
     table = open(map_path, "w") if map_path else None  # noqa: SIM115 (written as it goes)
     if table:
         table.write("\t".join(MAP_COLUMNS) + "\n")
@@ -86,7 +102,7 @@ def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | N
         first, y = next_id, None
         try:
             for _ in range(launches):
-                y = lib.gemv(x, raws[name], t, tiling=tiling)
+                y = lib.gemv(x, raws[name], t, tiling=tiling, act=act)
                 mx.eval(y)
                 next_id += 1
         except (RuntimeError, ValueError) as e:  # e.g. a compile failure: no launch, no ID
@@ -101,11 +117,12 @@ def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | N
             scale = float(np.max(np.abs(ref)))
             ok = np.isfinite(err) and err <= scale / 64  # bf16 y: 2^-9 of |y| per element
             check = "ok" if ok else f"WRONG({err:.3g}/{scale:.3g})"
-        grid = tiling.grid(rows)
+        grid = tiling.grid(outs)
         kernel = f"vx_gemv_int8_{int(t)}_bfloat16_t_{tiling.warps}_{tiling.stages}_" \
-                 f"{tiling.per_lane}_{int8_kcap(cols)}_{'t' if tiling.x_in_registers else 'f'}_0"
-        # (MLX names a bool template argument _t or _f; XREG, then ACT 0: the plain product)
-        nbytes = raws[name].nbytes + 2 * (cols + rows)  # weights, x and y in bf16
+                 f"{tiling.per_lane}_{int8_kcap(cols)}_{'t' if tiling.x_in_registers else 'f'}_" \
+                 f"{GATED_ACTS[act] if act else 0}"
+        # (MLX names a bool template argument _t or _f; XREG, then ACT: 0 the plain product)
+        nbytes = raws[name].nbytes + 2 * (cols + outs)  # weights, x and y in bf16
         if table:
             table.write("\t".join(str(v) for v in (index, name, label, first, next_id - first,
                                                    kernel, grid, smem, nbytes, check)) + "\n")
@@ -128,9 +145,14 @@ def main() -> None:
     ap.add_argument("--budget-s", type=float, default=None)
     ap.add_argument("--map", default=None)
     ap.add_argument("--defaults", action="store_true", help="with --int8-sweep: defaults alone")
+    ap.add_argument("--tilings", default=None, help="with --int8-sweep: these, e.g. 4/2/4/792")
+    ap.add_argument("--act", choices=sorted(GATED_ACTS), default=None,
+                    help="with --int8-sweep: the gated mode")
     a = ap.parse_args()
     if a.int8_sweep:
-        int8_sweep(a.formats.split(","), a.cols, a.launches, a.budget_s, a.map, a.defaults)
+        tilings = [parse_tiling(v) for v in a.tilings.split(",")] if a.tilings else None
+        int8_sweep(a.formats.split(","), a.cols, a.launches, a.budget_s, a.map, a.defaults,
+                   tilings, a.act)
         return
     lib = library("cuda")
     for name in a.formats.split(","):
