@@ -128,26 +128,28 @@ def int8_kcap(cols: int) -> int:
 # Per format, the tilings Nsight Compute timed fastest on the H200 (one bf16 row; sweeps at
 # 14336x4096 and 4096x14336, notes/gpu-kernels.md), each with the longest row it serves.
 # Bigger chunks won: four sub-blocks a lane (4,096 elements, a whole Llama row) for Q4_0, Q4_K
-# and Q6_K, two for Q8_0. Four warps, two stages and 792 CTAs (six an SM) won at both shapes
-# for those three in session 10; deeper pipelines, x in registers and grids filling every SM
-# evenly did not. Once Q4_K and Q6_K read shared memory in wider loads (session 14), more CTAs
-# an SM won at 4,096 columns: 1,188 (nine an SM) and 924 (seven, as many as fit). At 14,336
-# columns x's rounded copy leaves room for six, and more CTAs than fit at once run a second
-# wave (1,056 of four warps lost 20-30% there).
+# and Q6_K, two for Q8_0. Four warps and two stages won at both shapes for those three in
+# session 10; deeper pipelines, x in registers and grids filling every SM evenly did not. At
+# 4,096 columns, 924 CTAs (seven an SM, as many as Q6_K's shared memory allows) won in session
+# 14 over 792 (six), for the plain and the gated product, once Q4_K and Q6_K read shared memory
+# in wider loads; `grid` makes both 924 and 1,188 into 896 CTAs at 14,336 rows. At 14,336
+# columns x's rounded copy leaves room for six an SM, and more CTAs than fit at once run a
+# second wave (1,056 of four warps lost 20-30% there).
 _FOUR_BY_TWO = Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792)
+_SEVEN_AN_SM = Int8Tiling(warps=4, stages=2, per_lane=4, ctas=924)
 INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
-    # 14336x4096: 14.8 us (8/2/4/528: 15.0; session 7's 8/3/2: 17.5); 4096x14336: 17.3 (18.4)
-    Q.Q4_0: ((INT8_MAX_COLS, _FOUR_BY_TWO),),
-    # 14.9 us (792 CTAs: 15.4; session 13, byte-wise reads: 18.3); 18.4 (session 13: 20.6)
-    Q.Q4_K: ((4096, Int8Tiling(warps=4, stages=2, per_lane=4, ctas=1188)),
-             (INT8_MAX_COLS, _FOUR_BY_TWO)),
+    # 14336x4096: 14.3-14.4 us (792: 14.8-14.9; session 7's 8/3/2: 17.5); gated 2x14336x4096:
+    # 23.5 (24.8); 4096x14336: 17.3 (8/2/4/528: 18.4)
+    Q.Q4_0: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _FOUR_BY_TWO)),
+    # 14.8-14.9 us (792: 15.6-15.7; session 13, byte-wise reads: 18.3); gated 24.8-25.2 (26.3);
+    # 18.4 (session 13: 20.6)
+    Q.Q4_K: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _FOUR_BY_TWO)),
     # 20.5 us (22.2); 23.9 (the same tiling); the switch where session 8's 48 KiB of static
     # shared memory ran out (rows between are unmeasured)
     Q.Q8_0: ((10240, Int8Tiling(warps=4, stages=4, per_lane=2, ctas=660)),
              (INT8_MAX_COLS, Int8Tiling(warps=8, stages=3, per_lane=1, ctas=528))),
-    # 20.2 us (792 CTAs: 21.2; 4/3/4/660: 22.6 in session 10); 23.7 (session 13: 24.0)
-    Q.Q6_K: ((4096, Int8Tiling(warps=4, stages=2, per_lane=4, ctas=924)),
-             (INT8_MAX_COLS, _FOUR_BY_TWO)),
+    # 20.1-20.4 us (792: 20.9-21.0); gated 36.6 (38.8-39.0); 23.7 (session 13: 24.0)
+    Q.Q6_K: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _FOUR_BY_TWO)),
 }
 
 
