@@ -17,11 +17,19 @@
 #    If the packed kernel comes within ~0.3 us of the probe's "+scales fence x:round"
 #    (12.7-12.8 us in session 13), wire the packed layout in (notes/gpu-kernels.md, "Session
 #    13", the plan): with x rounded once where it is made it reaches the probe's 11.8 us (73%).
-# 2: (~300 s, optional) branch next/rope-in-decode, if taken up again: more rounds of its A/B
+# 2: (~450 s) branch next/bodies-in-headers: the paged decode's and add_rms_norm's algorithms in
+#    headers, their bodies one call (MLX's per-launch cost grows with a body's text, ~0.3 us a
+#    KB): its GPU tests, then ab_rounds.sh against the same code with the bodies padded back.
+#      rm -rf wt && mkdir -p wt/bodies && git diff --name-only --diff-filter=d -z main \
+#        next/bodies-in-headers | xargs -0 git archive next/bodies-in-headers | tar -x -C wt/bodies
+#      source .devkit/setup.sh && source notes/device-jobs/branch_tree.sh && tree bodies \
+#        && cd /tmp/bodies && bash notes/device-jobs/bodies_ab.sh
+#    Merge if the tests pass and the short bodies' median step is shorter in every round.
+# 3: (~300 s, optional) branch next/rope-in-decode, if taken up again: more rounds of its A/B
 #    (notes/engine-gpu.md, "Session 14"), after moving its per-layer Python (the `_Rotation`
 #    and `_parameters` key) into the step's plan; ab_rounds.sh with
 #    "python3 benchmarks/ab.py --separate-rope" as B, from the branch's tree.
-# 3: the three engines on a quiet host (s14_a.sh 1 then 2 at once, carrying
+# 4: the three engines on a quiet host (s14_a.sh 1 then 2 at once, carrying
 #    [".devkit/wheels", ".devkit/setup.sh", ".devkit/peers"] with notes/bench moved out).
 export VEXEL_CACHE=/tmp/vx
 echo "see the comment above: each call runs its own script"; exit 2
