@@ -20,11 +20,12 @@
 # 1b: (~300 s) branch next/q4k-aligned: gemv_int8's Q4_K path without its per-sub-block
 #    alignment branches, its scales decoded branch-free and odd nibbles multiplied in place
 #    (nvdisasm: 315 -> 219 instructions a chunk; Q4_0 284). Q4_K's goal is 14.4 us (now 14.8):
-#      rm -rf wt && mkdir -p wt/q4ka && git diff --name-only --diff-filter=d -z main \
-#        next/q4k-aligned | xargs -0 git archive next/q4k-aligned | tar -x -C wt/q4ka
+#      mkdir -p wt/q4ka && git diff --name-only --diff-filter=d -z main next/q4k-aligned \
+#        | xargs -0 git archive next/q4k-aligned | tar -x -C wt/q4ka   (beside wt/packed)
 #      source .devkit/setup.sh && bash wt/q4ka/notes/device-jobs/q4k_aligned_check.sh
 #    Merge if Q4_K is faster at both shapes beyond the control (Q4_0) and Q4_0 is not slower.
-#    Calls 1 and 1b fit one fresh machine's first 600 s if run back to back (wt holds both).
+#    One call each, back to back on the warm machine (wt holds both trees; 30 s of idle
+#    gives the machine back).
 # 2: (~450 s) branch next/bodies-in-headers: the paged decode's and add_rms_norm's algorithms in
 #    headers, their bodies one call (MLX's per-launch cost grows with a body's text, ~0.3 us a
 #    KB): its GPU tests, then ab_rounds.sh against the same code with the bodies padded back.
