@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import mlx.core as mx
 
@@ -47,6 +47,9 @@ _INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams", 
            "k_new", "v_new", "new_slots"]
 
 
+# The launch planning below is pure and asked again by every layer of a step with the same
+# arguments: cached, it costs a dict lookup (benchmarks/attention_host.py, session 14).
+@lru_cache(maxsize=256)
 def supports(head_dim: int, rep: int, dtype: mx.Dtype, warps: int = WARP_COUNTS[0],
              backend: str = "cuda") -> bool:
     """Whether the kernel takes these heads in CTAs of *warps* warps: rows of whole 16-byte
@@ -118,6 +121,7 @@ def warp_count(ctas: int, span: int, head_dim: int, rep: int, dtype: mx.Dtype,
     return warps
 
 
+@lru_cache(maxsize=1024)
 def launch_shape(batch: int, n_kv_heads: int, max_context: int, head_dim: int, rep: int,
                  dtype: mx.Dtype, backend: str = "cuda",
                  splits: int | None = None) -> tuple[int, int]:
@@ -155,6 +159,11 @@ def compile_variants(head_dim: int, rep: int, dtype: mx.Dtype, block_size: int,
 def _merge_kernel(backend: str) -> Any:
     return source_kernel(backend, _HERE, "paged_decode_merge", ["part"], ["out"],
                          header="paged_decode")
+
+
+def _int32(a: mx.array) -> mx.array:
+    """*a* as int32: itself when it is (the step's tables, lengths and slots always are)."""
+    return a if a.dtype == mx.int32 else a.astype(mx.int32)
 
 
 def merge_splits(part: mx.array, dtype: mx.Dtype, backend: str) -> mx.array:
@@ -222,6 +231,40 @@ def paged_decode_writing(
                    splits=splits, warps=warps, prefetch=True, after=after)
 
 
+class _Plan(NamedTuple):
+    """What a launch of a shape needs besides its arrays (`_plan`)."""
+
+    template: list[tuple[str, Any]]
+    grid: tuple[int, int, int]
+    threadgroup: tuple[int, int, int]
+    output_shapes: list[tuple[int, ...]]
+    output_dtypes: list[mx.Dtype]
+    params: tuple[mx.array, ...]
+    splits: int
+
+
+@lru_cache(maxsize=256)
+def _plan(B: int, Hq: int, Hkv: int, D: int, dtype: mx.Dtype, block_size: int, warps: int,
+          splits: int, write: bool, prefetch: bool, scale: float, softcap: float, window: int,
+          backend: str) -> _Plan:
+    """The launch of a shape, made once: every layer of a step asks for the same one."""
+    if Hq % Hkv:
+        raise ValueError(f"q's {Hq} heads do not share the pool's {Hkv} KV heads evenly")
+    rep = Hq // Hkv
+    if warps not in WARP_COUNTS or not supports(D, rep, dtype, warps, backend):
+        raise ValueError(f"paged_decode does not take heads of {D} x {dtype} with {rep} "
+                         f"query heads per KV head in CTAs of {warps} warps")
+    threads = warps * 32
+    return _Plan(
+        template=[("T", dtype), ("D", D), ("REP", rep), ("BS", block_size), ("WARPS", warps),
+                  ("PREFETCH", prefetch), ("WRITE", write)],
+        grid=(B * Hkv * splits * threads, 1, 1), threadgroup=(threads, 1, 1),
+        output_shapes=([(B, Hq, D), (1,), (1,)] if splits == 1
+                       else [(1,), (B, Hq, splits, 2 + D), (1,)]),
+        output_dtypes=[dtype, mx.float32, mx.int32],
+        params=_parameters(scale, softcap, window, splits), splits=splits)
+
+
 def _launch(
     q: mx.array, k_pool: mx.array, v_pool: mx.array, tables: mx.array, ctx_lens: mx.array,
     new: tuple[mx.array, mx.array, mx.array] | None, *, block_size: int, scale: float,
@@ -233,29 +276,19 @@ def _launch(
     if backend is None:
         raise ValueError("paged_decode needs a GPU kernel backend")
     B, Hq, D = q.shape
-    Hkv = k_pool.shape[1]
-    if Hq % Hkv or k_pool.dtype != q.dtype:
-        raise ValueError(f"q {q.shape} {q.dtype} does not fit the pool {k_pool.shape} "
+    Hkv, dtype = k_pool.shape[1], q.dtype
+    if k_pool.dtype != dtype:
+        raise ValueError(f"q {q.shape} {dtype} does not fit the pool {k_pool.shape} "
                          f"{k_pool.dtype}")
-    rep = Hq // Hkv
-    W, S = launch_shape(B, Hkv, max_context, D, rep, q.dtype, backend, splits)
-    W = warps or W
-    if W not in WARP_COUNTS or not supports(D, rep, q.dtype, W, backend):
-        raise ValueError(f"paged_decode does not take heads of {D} x {q.dtype} with {rep} "
-                         f"query heads per KV head in CTAs of {W} warps")
-    threads = W * 32
+    W, S = launch_shape(B, Hkv, max_context, D, Hq // Hkv, dtype, backend, splits)
+    p = _plan(B, Hq, Hkv, D, dtype, block_size, warps or W, S, new is not None, prefetch, scale,
+              softcap or 0.0, window or 0, backend)
     extra = {} if init_value is None else {"init_value": init_value}
-    placeholder_after, *placeholder_new = _placeholders(q.dtype)
+    placeholder_after, *placeholder_new = _placeholders(dtype)
     k_new, v_new, new_slots = new if new is not None else placeholder_new
     out, part, done = _kernel(backend)(
-        inputs=[q, k_pool, v_pool, tables.astype(mx.int32), ctx_lens.astype(mx.int32),
-                *_parameters(scale, softcap or 0.0, window or 0, S),
-                placeholder_after if after is None else after,
-                k_new, v_new, new_slots.astype(mx.int32)],
-        template=[("T", q.dtype), ("D", D), ("REP", rep), ("BS", block_size), ("WARPS", W),
-                  ("PREFETCH", prefetch), ("WRITE", new is not None)],
-        grid=(B * Hkv * S * threads, 1, 1), threadgroup=(threads, 1, 1),
-        output_shapes=[(B, Hq, D), (1,), (1,)] if S == 1 else [(1,), (B, Hq, S, 2 + D), (1,)],
-        output_dtypes=[q.dtype, mx.float32, mx.int32], **extra,
-    )
-    return (out if S == 1 else merge_splits(part, q.dtype, backend)), done
+        inputs=[q, k_pool, v_pool, _int32(tables), _int32(ctx_lens), *p.params,
+                placeholder_after if after is None else after, k_new, v_new, _int32(new_slots)],
+        template=p.template, grid=p.grid, threadgroup=p.threadgroup,
+        output_shapes=p.output_shapes, output_dtypes=p.output_dtypes, **extra)
+    return (out if S == 1 else merge_splits(part, dtype, backend)), done
