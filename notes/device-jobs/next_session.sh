@@ -34,14 +34,10 @@
 #      source .devkit/setup.sh && source notes/device-jobs/branch_tree.sh && tree bodies \
 #        && cd /tmp/bodies && bash notes/device-jobs/bodies_ab.sh
 #    Merge if the tests pass and the short bodies' median step is shorter in every round.
-# 2b: (~150 s, or inside call 2's machine) branch next/attention-host: the paged decode's launch
-#    planned once a shape (cached template, grid, outputs, parameters): ~11.6 -> ~9.9 us of
-#    Python a layer in benchmarks/attention_host.py on the 2-core machine. Pure Python; its
-#    GPU tests decide (attention kernels' device paths, backends, compiled decode):
-#      mkdir -p wt/ahost && git diff --name-only --diff-filter=d -z main next/attention-host \
-#        | xargs -0 git archive next/attention-host | tar -x -C wt/ahost
-#      source .devkit/setup.sh && source notes/device-jobs/branch_tree.sh && tree ahost \
-#        && cd /tmp/ahost && timeout 300 python3 -m pytest -q -p no:cacheprovider \
+# 2b: (~150 s, on call 2's warm machine) the GPU tests of what session 14 merged without a GPU
+#    (the paged decode's launch planned once a shape; the same launch arguments, checked on
+#    the CPU):
+#      source .devkit/setup.sh && timeout 300 python3 -m pytest -q -p no:cacheprovider \
 #        tests/test_attention_kernels.py tests/test_attention_backends.py \
 #        tests/test_compiled_decode.py -k "not emulated"
 # 3: (~300 s, optional) branch next/rope-in-decode, if taken up again: more rounds of its A/B
