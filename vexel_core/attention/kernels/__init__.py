@@ -240,7 +240,6 @@ class _Plan(NamedTuple):
     output_shapes: list[tuple[int, ...]]
     output_dtypes: list[mx.Dtype]
     params: tuple[mx.array, ...]
-    splits: int
 
 
 @lru_cache(maxsize=256)
@@ -262,7 +261,7 @@ def _plan(B: int, Hq: int, Hkv: int, D: int, dtype: mx.Dtype, block_size: int, w
         output_shapes=([(B, Hq, D), (1,), (1,)] if splits == 1
                        else [(1,), (B, Hq, splits, 2 + D), (1,)]),
         output_dtypes=[dtype, mx.float32, mx.int32],
-        params=_parameters(scale, softcap, window, splits), splits=splits)
+        params=_parameters(scale, softcap, window, splits))
 
 
 def _launch(
