@@ -257,19 +257,28 @@ class PagedBackend(_PagedAttention):
             return mx.fast.scaled_dot_product_attention(q, k, v, scale=scale, mask=mask)
         return attend_by_hand(q, k, v, mask, scale, softcap)
 
+    @staticmethod
+    def _kernel_backend(q: mx.array, batch: AttentionBatch, layer: int) -> str | None:
+        """The GPU backend whose paged decode kernel takes these heads (every variant it may
+        launch compiled on first use), or None: the reference path."""
+        backend, pool = kernel_backend(), batch.pool
+        rep = q.shape[1] // pool.k[layer].shape[1]
+        if backend is None or not kernels.supports(q.shape[-1], rep, q.dtype, backend=backend):
+            return None
+        kernels.compile_variants(q.shape[-1], rep, q.dtype, pool.block_size, backend)  # once
+        return backend
+
     def _decode_writing(
         self, q: mx.array, k: mx.array, v: mx.array, layer: int, batch: AttentionBatch,
         scale: float, softcap: float | None, window: int | None,
     ) -> mx.array | None:
         pool, plan = batch.pool, batch.plan()
-        backend = kernel_backend()
-        rep = q.shape[1] // pool.k[layer].shape[1]
-        if (backend is None or not pool.in_place or plan.prefill_seqs
-                or len(plan.decode_rows) != q.shape[0]
-                or not (q.dtype == k.dtype == v.dtype == pool.k[layer].dtype)
-                or not kernels.supports(q.shape[-1], rep, q.dtype, backend=backend)):
+        if (not pool.in_place or plan.prefill_seqs or len(plan.decode_rows) != q.shape[0]
+                or not (q.dtype == k.dtype == v.dtype == pool.k[layer].dtype)):
             return None
-        kernels.compile_variants(q.shape[-1], rep, q.dtype, pool.block_size, backend)  # once
+        backend = self._kernel_backend(q, batch, layer)
+        if backend is None:
+            return None
         out, token = kernels.paged_decode_writing(
             q, k, v, batch.slot_mapping, pool.k[layer], pool.v[layer], plan.decode_tables,
             plan.decode_ctx, block_size=pool.block_size, scale=scale, softcap=softcap,
@@ -282,13 +291,10 @@ class PagedBackend(_PagedAttention):
         self, q: mx.array, layer: int, batch: AttentionBatch, scale: float,
         softcap: float | None, window: int | None,
     ) -> mx.array:
-        backend = kernel_backend()
-        pool = batch.pool
-        rep = q.shape[1] // pool.k[layer].shape[1]
-        if backend is None or not kernels.supports(q.shape[-1], rep, q.dtype, backend=backend):
+        backend = self._kernel_backend(q, batch, layer)
+        if backend is None:
             return super()._decode(q, layer, batch, scale, softcap, window)
-        kernels.compile_variants(q.shape[-1], rep, q.dtype, pool.block_size, backend)  # once
-        plan = batch.plan()
+        pool, plan = batch.pool, batch.plan()
         if len(plan.decode_rows) != q.shape[0]:
             q = q[plan.memo("decode_rows", lambda: mx.array(plan.decode_rows, dtype=mx.int32))]
         return kernels.paged_decode(
