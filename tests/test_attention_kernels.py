@@ -64,6 +64,19 @@ CASES = [  # (batch, Hq, Hkv, D, context lengths, softcap, window)
 ]
 
 
+def random_pools(case, rng):  # type: ignore[no-untyped-def]
+    """A case's block tables (each sequence's blocks scattered over the pool, five spare), q
+    and the pools, standard normal float32."""
+    B, Hq, Hkv, D, ctx, _, _ = case
+    nb = max(-(-c // BS) for c in ctx)
+    n_blocks = B * nb + 5
+    tables = rng.permutation(n_blocks)[: B * nb].reshape(B, nb).astype(np.int32)
+    q = rng.standard_normal((B, Hq, D)).astype(np.float32)
+    k_pool = rng.standard_normal((n_blocks * BS, Hkv, D)).astype(np.float32)
+    v_pool = rng.standard_normal((n_blocks * BS, Hkv, D)).astype(np.float32)
+    return tables, q, k_pool, v_pool
+
+
 @pytest.fixture(scope="session")
 def emulator(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """tests/kernel_emulation/run_attention.cpp built against the kernel's source."""
@@ -112,13 +125,7 @@ def test_paged_decode_matches_float64(case, dtype, path, splits, warps, rng, req
     B, Hq, Hkv, D, ctx, softcap, window = case
     if warps and not kernels.supports(D, Hq // Hkv, dtype, warps):
         pytest.skip(f"{warps} warps' shared memory is over the limit for these heads")
-    nb = max(-(-c // BS) for c in ctx)
-    n_blocks = B * nb + 5
-    perm = rng.permutation(n_blocks)  # blocks of a sequence are scattered over the pool
-    tables = perm[: B * nb].reshape(B, nb).astype(np.int32)
-    q = rng.standard_normal((B, Hq, D)).astype(np.float32)
-    k_pool = rng.standard_normal((n_blocks * BS, Hkv, D)).astype(np.float32)
-    v_pool = rng.standard_normal((n_blocks * BS, Hkv, D)).astype(np.float32)
+    tables, q, k_pool, v_pool = random_pools(case, rng)
     scale = D**-0.5
     args = [mx.array(a).astype(dtype) for a in (q, k_pool, v_pool)]
     mt, mc = mx.array(tables), mx.array(np.array(ctx, dtype=np.int32))
@@ -166,14 +173,10 @@ def test_paged_decode_writing_stores_the_new_rows_and_attends_to_them(  # type: 
         pytest.skip(f"{warps} warps' shared memory is over the limit for these heads")
     if path == "device" and kernel_backend() is None:
         pytest.skip("the kernel needs a GPU (the emulated path runs its body on the CPU)")
-    nb = max(-(-c // BS) for c in ctx)
-    n_blocks = B * nb + 5
-    tables = rng.permutation(n_blocks)[: B * nb].reshape(B, nb).astype(np.int32)
+    tables, q, k_pool, v_pool = random_pools(case, rng)
+    nb = tables.shape[1]
     slots = np.array([tables[b][(c - 1) // BS] * BS + (c - 1) % BS for b, c in enumerate(ctx)],
                      dtype=np.int32)
-    q = rng.standard_normal((B, Hq, D)).astype(np.float32)
-    k_pool = rng.standard_normal((n_blocks * BS, Hkv, D)).astype(np.float32)
-    v_pool = rng.standard_normal((n_blocks * BS, Hkv, D)).astype(np.float32)
     k_pool[slots], v_pool[slots] = np.nan, np.nan  # what the kernel must overwrite first
     gap = 8  # the new rows with a gap after each: [B, Hkv, D + gap], the row its first D
     k_wide, v_wide = (rng.standard_normal((B, Hkv, D + gap)).astype(np.float32) for _ in "kv")
