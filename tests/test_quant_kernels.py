@@ -190,13 +190,14 @@ def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
 
 
 def emulated_int8(binary: Path, x: mx.array, m: Matrix, tiling: Int8Tiling,
-                  act: str | None = None) -> mx.array:
+                  act: str | None = None, offset: int = 0) -> mx.array:
     """``gemv_int8`` in the emulation on one float32 or bfloat16 row: ``[1, rows]``, or with
-    *act* its gated mode's ``[1, rows / 2]``."""
+    *act* its gated mode's ``[1, rows / 2]``; *offset*: the weight's buffer starts that many
+    bytes past 16-byte alignment."""
     outs = m.rows // 2 if act else m.rows
     args = ["gemv_int8", int(m.ggml_type), tiling.warps, tiling.stages, tiling.per_lane,
             tiling.grid(outs), m.rows, m.buffer.shape[1], m.skip, int(x.dtype == mx.bfloat16),
-            int(tiling.x_in_registers), *([GATED_ACTS[act]] if act else [])]
+            int(tiling.x_in_registers), GATED_ACTS[act] if act else 0, offset]
     y = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()
                                     + np.array(x.view(mx.uint8)).tobytes()), np.uint8)
     return mx.array(y).view(x.dtype).reshape(1, outs)
@@ -367,13 +368,7 @@ def test_int8_q4_k_at_any_offset(path: str, offset: int, rng: np.random.Generato
         raw = flat[offset:].reshape(m.buffer.shape)
         got = library("cuda").gemv(xd, raw, T.Q4_K, tiling=tiling, init_value=NAN)
     else:
-        args = ["gemv_int8", int(T.Q4_K), tiling.warps, tiling.stages, tiling.per_lane,
-                tiling.grid(m.rows), m.rows, m.buffer.shape[1], 0, 1, int(tiling.x_in_registers),
-                0, offset]
-        y = np.frombuffer(emulation.run(request.getfixturevalue("emulator"), args,
-                                        m.buffer.tobytes() + np.array(xd.view(mx.uint8)).tobytes()),
-                          np.uint8)
-        got = mx.array(y).view(mx.bfloat16).reshape(1, m.rows)
+        got = emulated_int8(request.getfixturevalue("emulator"), xd, m, tiling, offset=offset)
     xr = int8_activations(np.array(xd.astype(mx.float32)))
     exact = xr @ m.values.T
     y = np.array(got.astype(mx.float32))
