@@ -68,7 +68,7 @@ struct Int8Scales {
 
 template <>
 struct Int8Format<2> : Int8Scales<2> {  // Q4_0: nibbles (element j low, j + 16 high) minus 8
-  static constexpr bool SPLIT = false;
+  static constexpr bool SPLIT = false, WORDS16 = false, IN_PLACE = false;
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int, int (&q)[8]) {
     uint32_t w[4];
     words_at(slot, at + 2, w);
@@ -82,7 +82,7 @@ struct Int8Format<2> : Int8Scales<2> {  // Q4_0: nibbles (element j low, j + 16 
 
 template <>
 struct Int8Format<8> : Int8Scales<8> {  // Q8_0: 32 signed bytes
-  static constexpr bool SPLIT = false;
+  static constexpr bool SPLIT = false, WORDS16 = false, IN_PLACE = false;
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int, int (&q)[8]) {
     uint32_t w[8];
     words_at(slot, at + 2, w);
@@ -99,40 +99,58 @@ struct Int8Format<8> : Int8Scales<8> {  // Q8_0: 32 signed bytes
 // divergent across the lanes of a block (`at` is 16-byte aligned in every lane or in none).
 template <>
 struct Int8Format<12> {
-  static constexpr bool SPLIT = false;
+  // WORDS16: ints and group take ALIGNED, whether the chunk starts 16-byte aligned in its slot
+  // (then so does every block of it: 144 = 9 * 16), which the kernel tests once a chunk instead
+  // of twice a sub-block (the branches serialised each sub-block's shared-memory loads:
+  // nvdisasm, session 14). IN_PLACE: sub-block j's nibbles stay where they are (j odd: the high
+  // nibbles, 16 times their value, as unsigned bytes): the kernel multiplies them by
+  // dp4a.u32.s32 and shifts the sub-block's sum right by shift(j), exactly (a multiple of 16).
+  static constexpr bool SPLIT = false, WORDS16 = true, IN_PLACE = true;
+  __device__ __forceinline__ static int shift(int j) { return 4 * (j & 1); }
+  template <bool ALIGNED>
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int j, int (&q)[8]) {
     const int run = at + 16 + 32 * (j >> 1);
     uint32_t w[8];
-    if ((at & 15) == 0) {
-      const uint4 a = reinterpret_cast<const uint4*>(slot)[run >> 4];
-      const uint4 b = reinterpret_cast<const uint4*>(slot)[(run >> 4) + 1];
+    if constexpr (ALIGNED) {
+      const uint4* p =
+          reinterpret_cast<const uint4*>(reinterpret_cast<const uint8_t*>(slot) + run);
+      const uint4 a = p[0], b = p[1];
       w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = b.x, w[5] = b.y, w[6] = b.z;
       w[7] = b.w;
     } else {
       words_at(slot, run, w);
     }
 #pragma unroll
-    for (int i = 0; i < 8; ++i) q[i] = int((w[i] >> (4 * (j & 1))) & 0x0F0F0F0Fu);
+    for (int i = 0; i < 8; ++i) q[i] = int(w[i] & ((j & 1) ? 0xF0F0F0F0u : 0x0F0F0F0Fu));
   }
   // formats.h's Q4_K::group (ggml's get_scale_min_k4) on the head in registers: the same
   // products, so the same floats
+  template <bool ALIGNED>
   __device__ __forceinline__ static float2 group(const uint32_t* slot, int at, int j) {
-    if ((at & 15) != 0) return Q4_K::group(reinterpret_cast<const uint8_t*>(slot) + at, j);
-    const uint4 head = reinterpret_cast<const uint4*>(slot)[at >> 4];
-    const int shift = 8 * (j & 3);  // scales[j & 3], [4 + (j & 3)], [8 + (j & 3)]
-    const uint32_t b0 = (head.y >> shift) & 0xFFu, b4 = (head.z >> shift) & 0xFFu;
-    const uint32_t b8 = (head.w >> shift) & 0xFFu;
-    const uint32_t sc = j < 4 ? b0 & 63u : (b8 & 15u) | ((b0 >> 6) << 4);
-    const uint32_t m = j < 4 ? b4 & 63u : (b8 >> 4) | ((b4 >> 6) << 4);
-    return pair(half_to_float(head.x & 0xFFFFu) * float(sc),
-                -half_to_float(head.x >> 16) * float(m));
+    if constexpr (!ALIGNED) {
+      return Q4_K::group(reinterpret_cast<const uint8_t*>(slot) + at, j);
+    } else {
+      const uint4 head =
+          *reinterpret_cast<const uint4*>(reinterpret_cast<const uint8_t*>(slot) + at);
+      // j < 4: scales[j] & 63, scales[j + 4] & 63; j >= 4: the low (scale) or high (min) nibble
+      // of scales[j + 4] with the top two bits of scales[j - 4] (scale) or scales[j] (min) above
+      // it. One formula for both, with shifts and masks that depend on the lane only.
+      const int s = 8 * (j & 3);
+      const bool upper = j >= 4;
+      const int s1 = upper ? s + 2 : s;
+      const uint32_t m1 = upper ? 0x30u : 0x3Fu, m2 = upper ? 0x0Fu : 0u;
+      const uint32_t sc = ((head.y >> s1) & m1) | ((head.w >> s) & m2);
+      const uint32_t m = ((head.z >> s1) & m1) | ((head.w >> (s + 4)) & m2);
+      return pair(half_to_float(head.x & 0xFFFFu) * float(sc),
+                  -half_to_float(head.x >> 16) * float(m));
+    }
   }
 };
 
 // Q6_K: sub-block j = 4n + t, as formats.h's Q6_K describes, minus 32
 template <>
 struct Int8Format<14> {
-  static constexpr bool SPLIT = true;
+  static constexpr bool SPLIT = true, WORDS16 = false, IN_PLACE = false;
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int j, int (&q)[8]) {
     const int n = j >> 2, t = j & 3;
     uint32_t lo[8], hi[8];
@@ -153,6 +171,46 @@ struct Int8Format<14> {
     return pair(d * float(int((s & 0xFFu) ^ 128u) - 128), d * float(int((s >> 8) ^ 128u) - 128));
   }
 };
+
+// A compile-time bool as a type, for a generic lambda's two instantiations
+template <bool B>
+struct Flag {
+  static constexpr bool value = B;
+};
+
+// dp4a of four unsigned bytes a by four signed bytes b, added to c
+__device__ __forceinline__ int dp4a_us(int a, int b, int c) {
+#ifdef __CUDA_ARCH__
+  int d;
+  asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+#else  // the CPU emulation (tests/kernel_emulation)
+  for (int i = 0; i < 4; ++i) {
+    c += int((uint32_t(a) >> (8 * i)) & 0xFFu) * int(int8_t(uint32_t(b) >> (8 * i)));
+  }
+  return c;
+#endif
+}
+
+// A sub-block's two halves dotted with x's words: q's bytes signed, or UNSIGNED
+template <bool UNSIGNED>
+__device__ __forceinline__ void dots(const int (&q)[8], uint4 xa, uint4 xb, int& lo, int& hi) {
+  auto dp = [](int a, int b, int c) {
+    if constexpr (UNSIGNED) {
+      return dp4a_us(a, b, c);
+    } else {
+      return __dp4a(a, b, c);
+    }
+  };
+  lo = dp(q[0], int(xa.x), 0);
+  lo = dp(q[1], int(xa.y), lo);
+  lo = dp(q[2], int(xa.z), lo);
+  lo = dp(q[3], int(xa.w), lo);
+  hi = dp(q[4], int(xb.x), 0);
+  hi = dp(q[5], int(xb.y), hi);
+  hi = dp(q[6], int(xb.z), hi);
+  hi = dp(q[7], int(xb.w), hi);
+}
 
 // Rounds the 32 values at x into q (32 bytes, 16-byte aligned); returns d, and the sum of q in *sum.
 template <class T>
@@ -319,38 +377,47 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
 
     const uint32_t* slot = stage[warp][i % STAGES];
     const int at0 = int((base + here.offset(row_bytes)) & 15);
+    // A's chunk: sub-blocks read as format I reads them with ALIGNED = A (WORDS16 formats)
+    auto sub_blocks = [&](auto aligned) {
+      constexpr bool A = decltype(aligned)::value;
 #pragma unroll
-    for (int u = 0; u < PER_LANE; ++u) {
-      const int sub = lane + 32 * u, blk = sub / SUBS, j = sub % SUBS;
-      const int b = here.chunk * BLOCKS + blk;  // the block of the row
-      if (b >= nb) break;
-      const int at = at0 + blk * F::BB;
-      int q[8];
-      I::ints(slot, at, j, q);
-      const int e = b * SUBS + j;  // x's 32-element block
-      const bool held = XREG && here.chunk == 0;
-      const int h = XREG ? u : 0;  // the held slot (arrays of one when nothing is held)
-      const uint4 xa = held ? xr[h][0] : reinterpret_cast<const uint4*>(xq + 32 * e)[0];
-      const uint4 xb = held ? xr[h][1] : reinterpret_cast<const uint4*>(xq + 32 * e)[1];
-      const float dx = held ? xdr[h] : xd[e];
-      int lo = __dp4a(q[0], int(xa.x), 0);
-      lo = __dp4a(q[1], int(xa.y), lo);
-      lo = __dp4a(q[2], int(xa.z), lo);
-      lo = __dp4a(q[3], int(xa.w), lo);
-      int hi = __dp4a(q[4], int(xb.x), 0);
-      hi = __dp4a(q[5], int(xb.y), hi);
-      hi = __dp4a(q[6], int(xb.z), hi);
-      hi = __dp4a(q[7], int(xb.w), hi);
-      float t;
-      if constexpr (I::SPLIT) {
-        const float2 sc = I::halves(slot, at, j);
-        t = fmaf(sc.x, float(lo), sc.y * float(hi));
-      } else {
-        const float2 sc = I::group(slot, at, j);
-        t = sc.x * float(lo + hi);
-        if constexpr (F::HAS_MIN) t = fmaf(sc.y, float(held ? xsr[h] : xsum[e]), t);
+      for (int u = 0; u < PER_LANE; ++u) {
+        const int sub = lane + 32 * u, blk = sub / SUBS, j = sub % SUBS;
+        const int b = here.chunk * BLOCKS + blk;  // the block of the row
+        if (b >= nb) break;
+        const int at = at0 + blk * F::BB;
+        int q[8];
+        if constexpr (I::WORDS16) I::template ints<A>(slot, at, j, q);
+        else I::ints(slot, at, j, q);
+        const int e = b * SUBS + j;  // x's 32-element block
+        const bool held = XREG && here.chunk == 0;
+        const int h = XREG ? u : 0;  // the held slot (arrays of one when nothing is held)
+        const uint4 xa = held ? xr[h][0] : reinterpret_cast<const uint4*>(xq + 32 * e)[0];
+        const uint4 xb = held ? xr[h][1] : reinterpret_cast<const uint4*>(xq + 32 * e)[1];
+        const float dx = held ? xdr[h] : xd[e];
+        int lo, hi;
+        dots<I::IN_PLACE>(q, xa, xb, lo, hi);
+        float t;
+        if constexpr (I::SPLIT) {
+          const float2 sc = I::halves(slot, at, j);
+          t = fmaf(sc.x, float(lo), sc.y * float(hi));
+        } else {
+          float2 sc;
+          if constexpr (I::WORDS16) sc = I::template group<A>(slot, at, j);
+          else sc = I::group(slot, at, j);
+          int sum = lo + hi;
+          if constexpr (I::IN_PLACE) sum >>= I::shift(j);  // exact: a multiple of 16
+          t = sc.x * float(sum);
+          if constexpr (F::HAS_MIN) t = fmaf(sc.y, float(held ? xsr[h] : xsum[e]), t);
+        }
+        acc = fmaf(dx, t, acc);
       }
-      acc = fmaf(dx, t, acc);
+    };
+    if constexpr (I::WORDS16) {
+      if ((at0 & 15) == 0) sub_blocks(Flag<true>{});
+      else sub_blocks(Flag<false>{});
+    } else {
+      sub_blocks(Flag<false>{});
     }
     if (here.chunk == nchunks - 1) {
 #pragma unroll
