@@ -264,6 +264,7 @@ def test_sixteen_warp_variants_fit_the_register_file(tmp_path: Path) -> None:
     variants = [(t, D, rep, write) for t in ("float", "__nv_bfloat16") for D, rep in HEAD_SHAPES
                 if kernels.supports(D, rep, mx.float32, 16) for write in ("false", "true")]
     source = [f'#include "{cuda / "paged_decode.cuh"}"',
+              f'#include "{cuda / "paged_decode_kernel.cuh"}"',
               "struct Shape { int v[8]; __device__ int operator[](int i) const { return v[i]; } };",
               "struct Strides { long long v[8]; "
               "__device__ long long operator[](int i) const { return v[i]; } };"]

@@ -86,17 +86,19 @@ def cuda_header(files: Sequence[Path]) -> str:
 
 
 def source_kernel(backend: str, folder: Path, name: str, inputs: Sequence[str],
-                  outputs: Sequence[str], *, header: str | None = None,
+                  outputs: Sequence[str], *, headers: Sequence[str] = (),
                   ensure_row_contiguous: bool = True) -> Any:
     """MLX's custom kernel ``vx_<name>`` for *backend* from *folder*'s sources: on CUDA the
-    body ``cuda/<name>.cu`` with ``cuda/<header or name>.cuh`` included (`cuda_header`), on
-    Metal ``metal/<name>.metal``, a whole body. Kernels of the attention, cache and model
-    layers are made this way; the quantized products (`vexel_core.quant.kernels`) build
-    theirs from shared headers."""
+    body ``cuda/<name>.cu`` with ``cuda/<h>.cuh`` included for each of *headers* (default:
+    *name*) in order (`cuda_header`), on Metal ``metal/<name>.metal``, a whole body. Kernels
+    of the attention, cache and model layers are made this way; the quantized products
+    (`vexel_core.quant.kernels`) build theirs from shared headers. MLX hashes the body's
+    text on every launch (`cuda_header` says what that costs), so a long kernel keeps its
+    algorithm in a header and its body one call."""
     if backend == "cuda":
         return mx.fast.cuda_kernel(
             f"vx_{name}", inputs, outputs, (folder / "cuda" / f"{name}.cu").read_text(),
-            cuda_header([folder / "cuda" / f"{header or name}.cuh"]),
+            cuda_header([folder / "cuda" / f"{h}.cuh" for h in headers or (name,)]),
             ensure_row_contiguous=ensure_row_contiguous)
     return mx.fast.metal_kernel(
         f"vx_{name}", inputs, outputs, (folder / "metal" / f"{name}.metal").read_text(),

@@ -11,9 +11,9 @@
 #include <vector>
 
 inline float rsqrtf(float v) { return 1.0f / std::sqrt(v); }
+inline thread_local dim3 blockDim;
 #include "add_rms_norm.cuh"
 
-inline thread_local dim3 blockDim;
 using T = float;
 
 template <int PER>

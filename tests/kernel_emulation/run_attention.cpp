@@ -1,5 +1,6 @@
-// Runs the CUDA paged decode attention (vexel_core/attention/kernels/cuda/paged_decode.cu)
-// on the CPU; built and driven by tests/test_attention_kernels.py. Usage:
+// Runs the CUDA paged decode attention (vexel_core/attention/kernels/cuda/paged_decode.cu, the
+// call, and paged_decode_kernel.cuh, the algorithm) on the CPU; built and driven by
+// tests/test_attention_kernels.py. Usage:
 //   run_attention B HQ HKV D N_BLOCKS BS NB BF16 SCALE SOFTCAP WINDOW SPLITS WARPS WRITE DS
 //     < in > out
 // Inputs on stdin: q [B, HQ, D], k_pool and v_pool [N_BLOCKS * BS, HKV, D] (float32, or
@@ -10,6 +11,7 @@
 // go through paged_decode_merge.cu, as on the GPU.
 #include "attention_on_cpu.h"
 #include "launch_on_cpu.h"
+#include "paged_decode_kernel.cuh"
 
 #include <cstdio>
 #include <cstdlib>

@@ -72,6 +72,7 @@ def _kernel(backend: str) -> Any:
     # Inputs are read through their strides: a copy of a view (the new values are a slice of
     # the fused q/k/v product) would cost a launch
     return source_kernel(backend, _HERE, "paged_decode", _INPUTS, ["out", "part", "done"],
+                         headers=("paged_decode", "paged_decode_kernel"),
                          ensure_row_contiguous=False)
 
 
@@ -158,7 +159,7 @@ def compile_variants(head_dim: int, rep: int, dtype: mx.Dtype, block_size: int,
 @cache
 def _merge_kernel(backend: str) -> Any:
     return source_kernel(backend, _HERE, "paged_decode_merge", ["part"], ["out"],
-                         header="paged_decode")
+                         headers=("paged_decode",))
 
 
 def _int32(a: mx.array) -> mx.array:
