@@ -9,6 +9,16 @@ does), disassembles it and prints, per format, the kernel's instruction count an
 shared-memory loads by width. The counts are static: a kernel with two paths (Q4_K's 16-byte
 and byte-wise reads) shows both. Session 13 used it to see what a change to the kernel's
 shared-memory reads does before a GPU could time it.
+
+Then, per format, one chunk of the main loop as a lane runs it: the instructions from the
+pipeline's wait (the first ``DEPBAR.LE``) to the row's reduction (the first ``SHFL.BFLY``),
+following each conditional branch's fall-through (no sub-block out of the row; for Q4_K the
+instance of the loop that ptxas lays out first, the byte-wise one; the aligned one is the
+second line, its first branch taken) and each unconditional branch's target. It
+counts instructions, ``IDP.4A``, branches, shared-memory loads by width and the static stall
+sum (the 4-bit stall field of each instruction's control bits, bits 105-108: the cycles the
+scheduler waits before the warp's next issue, latencies met by scoreboards not included).
+Session 15 used it for Q4_0's decode (session 14's Q4_K study counted the same way by hand).
 """
 
 from __future__ import annotations
@@ -48,6 +58,52 @@ def nvdisasm() -> str:
     return found or str(wheel)
 
 
+INSTRUCTION = re.compile(r"/\*([0-9a-f]{4})\*/\s+(.*?)\s*;\s*/\* 0x[0-9a-f]{16} \*/\n"
+                         r"\s*/\* 0x([0-9a-f]{16}) \*/")
+LABEL = re.compile(r"^(\.L_x_\d+):", re.M)
+
+
+def chunk_paths(fn: str) -> list[str]:
+    """One chunk of the main loop along its fall-through path, and along the path that takes
+    its first conditional branch if that one runs the chunk's products too (a second instance
+    of the loop: Q4_K's aligned one); see the module's docstring."""
+    code: list[str] = []
+    stalls: list[int] = []
+    at: dict[str, int] = {}  # label: index of the instruction after it
+    for m in re.finditer(f"{INSTRUCTION.pattern}|{LABEL.pattern}", fn, re.M):
+        if m[4] is not None:
+            at[m[4]] = len(code)
+        else:
+            code.append(m[2])
+            stalls.append((int(m[3], 16) >> 41) & 0xF)
+    start = next(k for k, c in enumerate(code) if c.startswith("DEPBAR.LE")) + 1
+
+    def walk(take_first: bool) -> list[int]:
+        i, path = start, list[int]()
+        while not code[i].startswith("SHFL.BFLY") and len(path) < 2000:
+            path.append(i)
+            target = re.fullmatch(r"(@!?P\d )?BRA `\((\.L_x_\d+)\)", code[i])
+            if target and target[1] and take_first:
+                take_first = False
+            elif target and target[1]:
+                target = None  # a conditional branch falls through
+            i = at[target[2]] if target else i + 1
+        return path
+
+    def count(path: list[int]) -> str:
+        ops = [code[k] for k in path]
+        loads = collections.Counter(c.split()[0] for c in ops if c.startswith("LDS"))
+        return (f"{len(ops)} instructions a chunk, {sum(c.startswith('IDP') for c in ops)} "
+                f"IDP.4A, {sum('BRA' in c for c in ops)} branches, stall sum "
+                f"{sum(stalls[k] for k in path)}, loads "
+                + ", ".join(f"{k} {v}" for k, v in sorted(loads.items())))
+
+    paths = [walk(False), walk(True)]
+    idp = [sum(code[k].startswith("IDP") for k in p) for p in paths]
+    return [count(paths[0])] + ([f"{count(paths[1])} (its first branch taken)"]
+                                if idp[1] == idp[0] else [])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cols", type=int, default=4096)
@@ -67,8 +123,8 @@ def main() -> None:
         cu.write_text("\n".join(source))
         subprocess.run(["nvcc", "-arch=sm_90a", "-cubin", f"-I{ROOT / 'tests' / 'nvcc_include'}",
                         "-o", str(cubin), str(cu)], check=True)
-        sass = subprocess.run([nvdisasm(), "-c", str(cubin)], capture_output=True, text=True,
-                              check=True).stdout
+        sass = subprocess.run([nvdisasm(), "-c", "-hex", str(cubin)], capture_output=True,
+                              text=True, check=True).stdout
     for fn in re.split(r"\n\s*\.text\.", sass)[1:]:
         match = re.match(r"_Z\d+k(\d+)", fn)
         if match is None:
@@ -77,6 +133,8 @@ def main() -> None:
         count = len(re.findall(r"/\*[0-9a-f]{4}\*/", fn))
         print(f"{TYPES[int(match[1])].name}: {count} instructions, shared-memory loads "
               + ", ".join(f"{k} {v}" for k, v in sorted(loads.items())))
+        for line in chunk_paths(fn):
+            print(f"  {line}")
 
 
 if __name__ == "__main__":
