@@ -52,6 +52,20 @@ __device__ __forceinline__ void words_at(const uint32_t* slot, int at, uint32_t 
   for (int k = 0; k < N; ++k) out[k] = __byte_perm(a[k], a[k + 1], sel);
 }
 
+// dp4a of four unsigned bytes a by four signed bytes b, added to c
+__device__ __forceinline__ int dp4a_us(int a, int b, int c) {
+#ifdef __CUDA_ARCH__
+  int d;
+  asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+#else  // the CPU emulation (tests/kernel_emulation)
+  for (int i = 0; i < 4; ++i) {
+    c += int((uint32_t(a) >> (8 * i)) & 0xFFu) * int(int8_t(uint32_t(b) >> (8 * i)));
+  }
+  return c;
+#endif
+}
+
 // A format's 32-element sub-block j of the block at byte `at` of a slot, as eight words of four
 // signed bytes (word i: elements 4i..4i+3 of the sub-block; element = scale * byte + min with
 // the (scale, min) of group). SPLIT: two scale groups of 16 elements (words 0-3, 4-7).
@@ -66,23 +80,49 @@ struct Int8Scales {
   }
 };
 
+// Q4_0: nibbles (element j low, j + 16 high) minus 8. WHOLE: dot reads the block and sums its
+// products itself, with no format-generic ints and group. Its 18 bytes lie within the five
+// aligned words from `at`'s 4-byte floor: d in word 0's low half (at % 4 == 0) or high half,
+// the quants from byte 2 of them (one byte permute a word) or 4 (words 1-4). So five 4-byte
+// loads a block, where words_at and formats.h's Q4_0::group took five and a 2-byte load. The
+// halves of a lane's four sub-blocks share at % 4 (their blocks lie 576 bytes apart), which
+// differs between neighbouring lanes: a selector, not a branch. The nibbles stay in place and
+// are multiplied as unsigned bytes (dp4a.u32.s32), the high ones 16 times their value; the
+// "minus 8" is -8 times x's block sum, exactly the integer the bytes minus 8 would give.
 template <>
-struct Int8Format<2> : Int8Scales<2> {  // Q4_0: nibbles (element j low, j + 16 high) minus 8
-  static constexpr bool SPLIT = false, WORDS16 = false, IN_PLACE = false;
-  __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int, int (&q)[8]) {
-    uint32_t w[4];
-    words_at(slot, at + 2, w);
+struct Int8Format<2> {
+  static constexpr bool SPLIT = false, WORDS16 = false, IN_PLACE = false, WHOLE = true;
+  // The lane's u-th block of a chunk (SUBS = 1: blocks lane + 32u), the first at byte `at` of
+  // the slot, dotted with x's words xa, xb (block sum xs): the integer sum of (q - 8) x, and
+  // the block's scale in d. (Its words addressed from the first block's, 32 * 18 bytes a step:
+  // ptxas did not see that (at + 576u) / 4 = at / 4 + 144u, and masked each block's address.)
+  __device__ __forceinline__ static int dot(const uint32_t* slot, int at, int u, uint4 xa,
+                                            uint4 xb, int xs, float& d) {
+    const uint32_t* a = slot + (at >> 2) + u * (32 * 18 / 4);
+    const bool high = (at & 2) != 0;
+    const uint32_t sel = high ? 0x7654u : 0x5432u;
+    uint32_t w[5];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      q[i] = int(__vsub4(w[i] & 0x0F0F0F0Fu, 0x08080808u));
-      q[i + 4] = int(__vsub4((w[i] >> 4) & 0x0F0F0F0Fu, 0x08080808u));
-    }
+    for (int k = 0; k < 5; ++k) w[k] = a[k];
+    d = half_to_float(w[0] >> (high ? 16 : 0));
+    uint32_t qs[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) qs[k] = __byte_perm(w[k], w[k + 1], sel);
+    int lo = dp4a_us(int(qs[0] & 0x0F0F0F0Fu), int(xa.x), -8 * xs);
+    lo = dp4a_us(int(qs[1] & 0x0F0F0F0Fu), int(xa.y), lo);
+    lo = dp4a_us(int(qs[2] & 0x0F0F0F0Fu), int(xa.z), lo);
+    lo = dp4a_us(int(qs[3] & 0x0F0F0F0Fu), int(xa.w), lo);
+    int hi = dp4a_us(int(qs[0] & 0xF0F0F0F0u), int(xb.x), 0);
+    hi = dp4a_us(int(qs[1] & 0xF0F0F0F0u), int(xb.y), hi);
+    hi = dp4a_us(int(qs[2] & 0xF0F0F0F0u), int(xb.z), hi);
+    hi = dp4a_us(int(qs[3] & 0xF0F0F0F0u), int(xb.w), hi);
+    return lo + (hi >> 4);  // exact: hi is a multiple of 16
   }
 };
 
 template <>
 struct Int8Format<8> : Int8Scales<8> {  // Q8_0: 32 signed bytes
-  static constexpr bool SPLIT = false, WORDS16 = false, IN_PLACE = false;
+  static constexpr bool SPLIT = false, WORDS16 = false, IN_PLACE = false, WHOLE = false;
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int, int (&q)[8]) {
     uint32_t w[8];
     words_at(slot, at + 2, w);
@@ -105,7 +145,7 @@ struct Int8Format<12> {
   // nvdisasm, session 14). IN_PLACE: sub-block j's nibbles stay where they are (j odd: the high
   // nibbles, 16 times their value, as unsigned bytes): the kernel multiplies them by
   // dp4a.u32.s32 and shifts the sub-block's sum right by shift(j), exactly (a multiple of 16).
-  static constexpr bool SPLIT = false, WORDS16 = true, IN_PLACE = true;
+  static constexpr bool SPLIT = false, WORDS16 = true, IN_PLACE = true, WHOLE = false;
   __device__ __forceinline__ static int shift(int j) { return 4 * (j & 1); }
   template <bool ALIGNED>
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int j, int (&q)[8]) {
@@ -150,7 +190,7 @@ struct Int8Format<12> {
 // Q6_K: sub-block j = 4n + t, as formats.h's Q6_K describes, minus 32
 template <>
 struct Int8Format<14> {
-  static constexpr bool SPLIT = true, WORDS16 = false, IN_PLACE = false;
+  static constexpr bool SPLIT = true, WORDS16 = false, IN_PLACE = false, WHOLE = false;
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int j, int (&q)[8]) {
     const int n = j >> 2, t = j & 3;
     uint32_t lo[8], hi[8];
@@ -177,20 +217,6 @@ template <bool B>
 struct Flag {
   static constexpr bool value = B;
 };
-
-// dp4a of four unsigned bytes a by four signed bytes b, added to c
-__device__ __forceinline__ int dp4a_us(int a, int b, int c) {
-#ifdef __CUDA_ARCH__
-  int d;
-  asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-  return d;
-#else  // the CPU emulation (tests/kernel_emulation)
-  for (int i = 0; i < 4; ++i) {
-    c += int((uint32_t(a) >> (8 * i)) & 0xFFu) * int(int8_t(uint32_t(b) >> (8 * i)));
-  }
-  return c;
-#endif
-}
 
 // A sub-block's two halves dotted with x's words: q's bytes signed, or UNSIGNED
 template <bool UNSIGNED>
@@ -377,47 +403,58 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
 
     const uint32_t* slot = stage[warp][i % STAGES];
     const int at0 = int((base + here.offset(row_bytes)) & 15);
-    // A's chunk: sub-blocks read as format I reads them with ALIGNED = A (WORDS16 formats)
-    auto sub_blocks = [&](auto aligned) {
-      constexpr bool A = decltype(aligned)::value;
+    // A's chunk: sub-blocks read as format I reads them with ALIGNED = A (WORDS16 formats).
+    // FULL: the chunk lies within the row, no sub-block checked (WHOLE formats).
+    auto sub_blocks = [&](auto aligned, auto full) {
+      constexpr bool A = decltype(aligned)::value, FULL = decltype(full)::value;
 #pragma unroll
       for (int u = 0; u < PER_LANE; ++u) {
         const int sub = lane + 32 * u, blk = sub / SUBS, j = sub % SUBS;
         const int b = here.chunk * BLOCKS + blk;  // the block of the row
-        if (b >= nb) break;
-        const int at = at0 + blk * F::BB;
-        int q[8];
+        if (!FULL && b >= nb) break;
+        [[maybe_unused]] const int at = at0 + blk * F::BB;  // (WHOLE: dot's own addressing)
+        [[maybe_unused]] int q[8];
         if constexpr (I::WORDS16) I::template ints<A>(slot, at, j, q);
-        else I::ints(slot, at, j, q);
+        else if constexpr (!I::WHOLE) I::ints(slot, at, j, q);
         const int e = b * SUBS + j;  // x's 32-element block
         const bool held = XREG && here.chunk == 0;
         const int h = XREG ? u : 0;  // the held slot (arrays of one when nothing is held)
         const uint4 xa = held ? xr[h][0] : reinterpret_cast<const uint4*>(xq + 32 * e)[0];
         const uint4 xb = held ? xr[h][1] : reinterpret_cast<const uint4*>(xq + 32 * e)[1];
         const float dx = held ? xdr[h] : xd[e];
-        int lo, hi;
-        dots<I::IN_PLACE>(q, xa, xb, lo, hi);
         float t;
-        if constexpr (I::SPLIT) {
-          const float2 sc = I::halves(slot, at, j);
-          t = fmaf(sc.x, float(lo), sc.y * float(hi));
+        if constexpr (I::WHOLE) {
+          float d;
+          const int sum =
+              I::dot(slot, at0 + lane * F::BB, u, xa, xb, held ? xsr[h] : xsum[e], d);
+          t = d * float(sum);
         } else {
-          float2 sc;
-          if constexpr (I::WORDS16) sc = I::template group<A>(slot, at, j);
-          else sc = I::group(slot, at, j);
-          int sum = lo + hi;
-          if constexpr (I::IN_PLACE) sum >>= I::shift(j);  // exact: a multiple of 16
-          t = sc.x * float(sum);
-          if constexpr (F::HAS_MIN) t = fmaf(sc.y, float(held ? xsr[h] : xsum[e]), t);
+          int lo, hi;
+          dots<I::IN_PLACE>(q, xa, xb, lo, hi);
+          if constexpr (I::SPLIT) {
+            const float2 sc = I::halves(slot, at, j);
+            t = fmaf(sc.x, float(lo), sc.y * float(hi));
+          } else {
+            float2 sc;
+            if constexpr (I::WORDS16) sc = I::template group<A>(slot, at, j);
+            else sc = I::group(slot, at, j);
+            int sum = lo + hi;
+            if constexpr (I::IN_PLACE) sum >>= I::shift(j);  // exact: a multiple of 16
+            t = sc.x * float(sum);
+            if constexpr (F::HAS_MIN) t = fmaf(sc.y, float(held ? xsr[h] : xsum[e]), t);
+          }
         }
         acc = fmaf(dx, t, acc);
       }
     };
     if constexpr (I::WORDS16) {
-      if ((at0 & 15) == 0) sub_blocks(Flag<true>{});
-      else sub_blocks(Flag<false>{});
+      if ((at0 & 15) == 0) sub_blocks(Flag<true>{}, Flag<false>{});
+      else sub_blocks(Flag<false>{}, Flag<false>{});
+    } else if constexpr (I::WHOLE) {
+      if ((here.chunk + 1) * BLOCKS <= nb) sub_blocks(Flag<false>{}, Flag<true>{});
+      else sub_blocks(Flag<false>{}, Flag<false>{});
     } else {
-      sub_blocks(Flag<false>{});
+      sub_blocks(Flag<false>{}, Flag<false>{});
     }
     if (here.chunk == nchunks - 1) {
 #pragma unroll
