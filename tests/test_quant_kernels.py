@@ -352,21 +352,23 @@ def test_one_row_int8_kernel(
 
 @pytest.mark.parametrize("path", PATHS[:2])
 @pytest.mark.parametrize("offset", [0, 2, 8])
-def test_int8_q4_k_at_any_offset(path: str, offset: int, rng: np.random.Generator,
-                                 request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize("ggml_type", [T.Q4_K, T.Q4_0], ids=lambda t: t.name)
+def test_int8_at_any_offset(path: str, offset: int, ggml_type: T, rng: np.random.Generator,
+                            request: pytest.FixtureRequest) -> None:
     # gemv_int8 reads Q4_K's blocks with 16-byte loads of shared memory when the matrix starts
-    # on 16 bytes, and byte by byte (formats.h) when it does not: one weight, its buffer
+    # on 16 bytes, and byte by byte (formats.h) when it does not; Q4_0's d and quants from
+    # words whose place in a lane's block (at % 4) an offset of 2 swaps: one weight, its buffer
     # starting `offset` bytes past alignment. (On the GPU MLX may copy the offset view; the
-    # emulation surely runs both paths.)
-    m = matrix(T.Q4_K, rng, path=path)
-    tiling = default_int8_tiling(T.Q4_K, m.values.shape[1])
+    # emulation surely runs every path.)
+    m = matrix(ggml_type, rng, path=path)
+    tiling = default_int8_tiling(ggml_type, m.values.shape[1])
     xd = mx.array(rng.normal(size=(1, m.values.shape[1])).astype(np.float32)).astype(mx.bfloat16)
     if path == "gguf_kernel":
         if gpu_backend() != "cuda":
             pytest.skip("gemv_int8 is a CUDA kernel")
         flat = mx.array(np.concatenate([np.zeros(offset, np.uint8), m.buffer.ravel()]))
         raw = flat[offset:].reshape(m.buffer.shape)
-        got = library("cuda").gemv(xd, raw, T.Q4_K, tiling=tiling, init_value=NAN)
+        got = library("cuda").gemv(xd, raw, ggml_type, tiling=tiling, init_value=NAN)
     else:
         got = emulated_int8(request.getfixturevalue("emulator"), xd, m, tiling, offset=offset)
     xr = int8_activations(np.array(xd.astype(mx.float32)))
