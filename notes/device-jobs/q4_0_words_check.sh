@@ -1,17 +1,17 @@
-# Branch next/q4_0-words on a GPU for the first time (~150 s on a warm machine): gemv_int8's
+# Branch next/q4_0-words on a GPU for the first time (~150 s, a guess: not yet run): gemv_int8's
 # Q4_0 path reading a block's d with its quants from five aligned words (no 2-byte load), the
 # nibbles multiplied in place (dp4a.u32.s32, -8 x's block sum as the low sum's start: no
 # __vsub4), a lane's blocks addressed from its first, and chunks within the row run without
 # bounds checks (a second instance of the loop). nvdisasm (nvcc 13.0, session 15): 297 -> 177
 # instructions a chunk of four sub-blocks, static stall sum 610 -> 308, shared-memory loads
 # 36 a chunk either way (the 2-byte d loads became x's block sums); Q4_K's aligned chunk is
-# 227 and its code does not move. Q4_0 stood at 14.3 us at 14336x4096, Q4_K at 13.2 (session
-# 14's branch). Make wt/q40w from the branch (next_session.sh says how), carry
+# 227 and its code does not move. Q4_0 stood at 14.3 us at 14336x4096, Q4_K at 13.2 (its
+# reads trimmed so: next/q4k-aligned, merged). Make wt/q40w from the branch (next_session.sh says how), carry
 # [".devkit/wheels", ".devkit/setup.sh", "wt"], then
 #   source .devkit/setup.sh && bash wt/q40w/notes/device-jobs/q4_0_words_check.sh
 # 1. Q4_0's GPU tests (the plain product at two tilings and three activation dtypes, the offset
 #    buffer (an offset of 2 swaps the lanes' word layouts), the longest rows, the gated mode).
-# 2. Nsight Compute, main's tree then the branch's on one machine: the default tilings of Q4_0
+# 2. Nsight Compute, main's tree and the branch's on one machine: the default tilings of Q4_0
 #    and Q4_K (the control now: its code should not move) at both shapes, and the gated product.
 # What decides: Q4_0 faster at both shapes and gated by more than the control moves.
 : "${OUT:?set OUT to the output folder}"
@@ -28,17 +28,20 @@ grep -E "^(FAILED|ERROR)" $OUT/tests.txt | cut -c1-200 | sed -n 1,6p
 M=gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
 M=$M,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
 M=$M,launch__registers_per_thread
-for side in main branch; do
-  [ $side = main ] && main_again && dir=$root || dir=/tmp/q40w
-  [ $side = branch ] && (cd /tmp/q40w && python3 -m pip install -q --no-index --no-deps \
-    --no-build-isolation --no-compile -e . > /dev/null 2>&1)
-  for run in "14336" "4096" "4096 --act silu"; do
+# Shape by shape, main then the branch (PYTHONPATH picks the tree: it precedes the editable
+# install), so that a time limit loses the last pair at most; the tarball is rewritten after
+# every run for the same reason.
+N=/tmp/q40w-ncu
+rm -rf $N && mkdir -p $N
+for run in "14336" "4096" "4096 --act silu"; do
+  for side in main branch; do
+    [ $side = main ] && dir=$root || dir=/tmp/q40w
     name=$side-${run// /}
-    (cd $dir && timeout 40 ncu --clock-control none --kernel-name regex:vx_gemv --csv --metrics $M \
-      python3 /tmp/q40w/benchmarks/kernel_ncu.py --int8-sweep --defaults --formats Q4_0,Q4_K \
-      --launches 3 --cols $run --map $OUT/map-$name.tsv > $OUT/ncu-$name.csv 2>&1)
+    (cd $dir && PYTHONPATH=$dir timeout 40 ncu --clock-control none --kernel-name regex:vx_gemv \
+      --csv --metrics $M python3 /tmp/q40w/benchmarks/kernel_ncu.py --int8-sweep --defaults \
+      --formats Q4_0,Q4_K --launches 3 --cols $run --map $N/map-$name.tsv > $N/ncu-$name.csv 2>&1)
     echo "== $side, $run: ncu rc $? after $(( $(date +%s) - t0 )) s"
-    python3 benchmarks/ncu_summary.py $OUT/ncu-$name.csv --map $OUT/map-$name.tsv | cut -c1-150
+    python3 benchmarks/ncu_summary.py $N/ncu-$name.csv --map $N/map-$name.tsv | cut -c1-150
+    (cd $N && tar -cJf $OUT/ncu.tar.xz ncu-*.csv map-*.tsv)
   done
 done
-(cd $OUT && tar -cJf ncu.tar.xz ncu-*.csv map-*.tsv && rm -f ncu-*.csv map-*.tsv)
