@@ -6,8 +6,8 @@
 # instructions a chunk of four sub-blocks, static stall sum 610 -> 308, shared-memory loads
 # 36 a chunk either way (the 2-byte d loads became x's block sums); Q4_K's aligned chunk is
 # 227 and its code does not move. Q4_0 stood at 14.3 us at 14336x4096, Q4_K at 13.2 (its
-# reads trimmed so: next/q4k-aligned, merged). Make wt/q40w from the branch (next_session.sh says how), carry
-# [".devkit/wheels", ".devkit/setup.sh", "wt"], then
+# reads trimmed so: next/q4k-aligned, merged). Make wt/q40w from the branch (next_session.sh
+# says how), carry [".devkit/wheels", ".devkit/setup.sh", "wt"], then
 #   source .devkit/setup.sh && bash wt/q40w/notes/device-jobs/q4_0_words_check.sh
 # 1. Q4_0's GPU tests (the plain product at two tilings and three activation dtypes, the offset
 #    buffer (an offset of 2 swaps the lanes' word layouts), the longest rows, the gated mode).
