@@ -14,7 +14,8 @@ Then, per format, one chunk of the main loop as a lane runs it: the instructions
 pipeline's wait (the first ``DEPBAR.LE``) to the row's reduction (the first ``SHFL.BFLY``),
 following each conditional branch's fall-through (no sub-block out of the row; for Q4_K the
 instance of the loop that ptxas lays out first, the byte-wise one; the aligned one is the
-second line, its first branch taken) and each unconditional branch's target. It
+second line, its first branch taken; for Q4_0 the second line is the checked instance that a
+chunk past the row's end takes) and each unconditional branch's target. It
 counts instructions, ``IDP.4A``, branches, shared-memory loads by width and the static stall
 sum (the 4-bit stall field of each instruction's control bits, bits 105-108: the cycles the
 scheduler waits before the warp's next issue, latencies met by scoreboards not included).
