@@ -29,16 +29,17 @@ M=gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_s
 M=$M,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
 M=$M,launch__registers_per_thread
 # Shape by shape, main then the branch (PYTHONPATH picks the tree: it precedes the editable
-# install), so that a time limit loses the last pair at most; the tarball is rewritten after
-# every run for the same reason.
+# install; the devkit's own entries stay after it, or gguf is missing: session 15's first run),
+# so that a time limit loses the last pair at most; the tarball is rewritten after every run
+# for the same reason.
 N=/tmp/q40w-ncu
 rm -rf $N && mkdir -p $N
 for run in "14336" "4096" "4096 --act silu"; do
   for side in main branch; do
     [ $side = main ] && dir=$root || dir=/tmp/q40w
     name=$side-${run// /}
-    (cd $dir && PYTHONPATH=$dir timeout 40 ncu --clock-control none --kernel-name regex:vx_gemv \
-      --csv --metrics $M python3 /tmp/q40w/benchmarks/kernel_ncu.py --int8-sweep --defaults \
+    (cd $dir && PYTHONPATH=$dir:$PYTHONPATH timeout 40 ncu --clock-control none \
+      --kernel-name regex:vx_gemv --csv --metrics $M python3 /tmp/q40w/benchmarks/kernel_ncu.py --int8-sweep --defaults \
       --formats Q4_0,Q4_K --launches 3 --cols $run --map $N/map-$name.tsv > $N/ncu-$name.csv 2>&1)
     echo "== $side, $run: ncu rc $? after $(( $(date +%s) - t0 )) s"
     python3 benchmarks/ncu_summary.py $N/ncu-$name.csv --map $N/map-$name.tsv | cut -c1-150
