@@ -138,11 +138,12 @@ def int8_kcap(cols: int) -> int:
 _FOUR_BY_TWO = Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792)
 _SEVEN_AN_SM = Int8Tiling(warps=4, stages=2, per_lane=4, ctas=924)
 INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
-    # 14336x4096: 14.3-14.4 us (792: 14.8-14.9; session 7's 8/3/2: 17.5); gated 2x14336x4096:
-    # 23.5 (24.8); 4096x14336: 17.3 (8/2/4/528: 18.4)
+    # 14336x4096: 13.8 us (session 14's decode: 14.3-14.4; 792: 14.8-14.9; session 7's 8/3/2:
+    # 17.5); gated 2x14336x4096: 21.9 (23.5); 4096x14336: 16.4-16.5 (17.3; 8/2/4/512 took 16.0
+    # in one order of session 15's sweep, to be confirmed)
     Q.Q4_0: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _FOUR_BY_TWO)),
-    # 14.8-14.9 us (792: 15.6-15.7; session 13, byte-wise reads: 18.3); gated 24.8-25.2 (26.3);
-    # 18.4 (session 13: 20.6)
+    # 13.1-13.3 us (session 14's reads: 14.8-14.9; 792: 15.6-15.7; session 13, byte-wise reads:
+    # 18.3); gated 21.4-22.2 (24.8-25.2); 16.2-16.7 (18.4; 8/2/4/512: 15.5, as for Q4_0)
     Q.Q4_K: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _FOUR_BY_TWO)),
     # 20.5 us (22.2); 23.9 (the same tiling); the switch where session 8's 48 KiB of static
     # shared memory ran out (rows between are unmeasured)
