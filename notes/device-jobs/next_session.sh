@@ -23,6 +23,16 @@
 #        python3 benchmarks/kernel_ncu.py --int8-sweep --cols 14336 --formats Q4_0,Q4_K \
 #        --launches 3 --tilings 8/2/4/512,4/2/4/792 --map $OUT/map.tsv > $OUT/ncu.csv 2>&1
 #    (and --tilings 4/2/4/792,8/2/4/512; $M as in s15_sweep.sh).
+# 1c: (~400 s; a fresh machine compiles every variant) branch next/packed-q4_0 (rebased onto
+#    session 15's main): gemv_packed with x rounded beforehand (ROUNDED mode, written after
+#    session 15's last call; never on a GPU) beside the same kernel rounding x in each CTA
+#    (13.4 us) and gemv_int8 (13.8). Does the real kernel reach the probe's 11.8 us (73%)?
+#      rm -rf wt && mkdir -p wt/packed && git diff --name-only --diff-filter=d -z main \
+#        next/packed-q4_0 | xargs -0 git archive next/packed-q4_0 | tar -x -C wt/packed
+#      source .devkit/setup.sh && source notes/device-jobs/branch_tree.sh && tree packed \
+#        && cd /tmp/packed && bash notes/device-jobs/packed_rounded.sh
+#    If packed-r comes near 12 us, Q4_0 at 70% is: x rounded once where it is made (the
+#    norm or a launch of its own) and the packed layout wired through every Q4_0 path.
 # 2: (~600 s, two calls back to back) the three engines on main: s14_a.sh 1 builds llama.cpp
 #    beside GPU tests; s14_a.sh 2 runs one Q4_0 request in Vexel, mlx-lm and llama.cpp. Carry
 #    [".devkit/wheels", ".devkit/setup.sh", ".devkit/peers"] with notes/bench moved out.
