@@ -16,8 +16,9 @@
 # 1b: (~150 s, on 1's warm machine) session 15's sweep found 8/2/4/512 faster than the
 #    default 4/2/4/792 at 4096x14336 (Q4_0 16.0 vs 16.3 us, Q4_K 15.5 vs 16.3) in one order;
 #    its second order was lost to a 60 s ncu limit. Run the two in both orders, then, if it
-#    holds, make it the default beyond 4,096 columns for Q4_0 and Q4_K and run their GPU tests
-#    at the longest rows (test_quant_kernels -k "gguf_kernel and (Q4_0 or Q4_K) and longest
+#    holds, merge branch next/eight-warps-long-rows (that default beyond 4,096 columns for
+#    Q4_0 and Q4_K; its emulated tests pass) after its GPU tests at the longest rows, from its
+#    tree (test_quant_kernels -k "gguf_kernel and (Q4_0 or Q4_K) and (longest or gated)
 #    and not emulated"). Give each ncu run 120 s:
 #      timeout 120 ncu --clock-control none --kernel-name regex:vx_gemv --csv --metrics $M \
 #        python3 benchmarks/kernel_ncu.py --int8-sweep --cols 14336 --formats Q4_0,Q4_K \
