@@ -32,8 +32,13 @@
 #        next/packed-q4_0 | xargs -0 git archive next/packed-q4_0 | tar -x -C wt/packed
 #      source .devkit/setup.sh && source notes/device-jobs/branch_tree.sh && tree packed \
 #        && cd /tmp/packed && bash notes/device-jobs/packed_rounded.sh
-#    If packed-r comes near 12 us, Q4_0 at 70% is: x rounded once where it is made (the
-#    norm or a launch of its own) and the packed layout wired through every Q4_0 path.
+#    The script times the probe's rounded-beforehand variants in the same call. If packed-r
+#    comes near the probe, Q4_0 at 70% is: x rounded once where it is made (the norm) and the
+#    packed layout wired through every Q4_0 path. If not: the SASS comparison on the branch
+#    (notes, "ROUNDED beside the probe") found 60 registers against the probe's 46 (32 warps
+#    an SM against 40) and ~180 more stall cycles a row with no weight load in flight; its two
+#    suggested changes (one dp4a chain a block; the row's reduction deferred under the next
+#    row's loads) are compile-checked patches in its notes.
 # 2: (~600 s, two calls back to back) the three engines on main: s14_a.sh 1 builds llama.cpp
 #    beside GPU tests; s14_a.sh 2 runs one Q4_0 request in Vexel, mlx-lm and llama.cpp. Carry
 #    [".devkit/wheels", ".devkit/setup.sh", ".devkit/peers"] with notes/bench moved out.
