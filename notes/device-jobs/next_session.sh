@@ -8,12 +8,7 @@
 #   rm -rf wt/NAME && mkdir -p wt/NAME && git diff --name-only --diff-filter=d -z main BRANCH \
 #     | xargs -0 git archive BRANCH | tar -x -C wt/NAME
 #
-# 1: (fresh machine, ~300 s) the attention kernels' device tests alone (session 15's call 4a
-#    ran out of its 300 s at 246 results, none failed; the backends and the compiled decode
-#    passed, 27):
-#      source .devkit/setup.sh && timeout 560 python3 -m pytest -q -p no:cacheprovider \
-#        tests/test_attention_kernels.py -k "not emulated"
-# 1b: (~150 s, on 1's warm machine) session 15's sweep found 8/2/4/512 faster than the
+# 1: (fresh machine, ~200 s) session 15's sweep found 8/2/4/512 faster than the
 #    default 4/2/4/792 at 4096x14336 (Q4_0 16.0 vs 16.3 us, Q4_K 15.5 vs 16.3) in one order;
 #    its second order was lost to a 60 s ncu limit. Run the two in both orders, then, if it
 #    holds, merge branch next/eight-warps-long-rows (that default beyond 4,096 columns for
@@ -24,7 +19,7 @@
 #        python3 benchmarks/kernel_ncu.py --int8-sweep --cols 14336 --formats Q4_0,Q4_K \
 #        --launches 3 --tilings 8/2/4/512,4/2/4/792 --map $OUT/map.tsv > $OUT/ncu.csv 2>&1
 #    (and --tilings 4/2/4/792,8/2/4/512; $M as in s15_sweep.sh).
-# 1c: (~400 s; a fresh machine compiles every variant) branch next/packed-q4_0 (rebased onto
+# 1b: (~400 s; a fresh machine compiles every variant) branch next/packed-q4_0 (rebased onto
 #    session 15's main): gemv_packed with x rounded beforehand (ROUNDED mode, written after
 #    session 15's last call; never on a GPU) beside the same kernel rounding x in each CTA
 #    (13.4 us) and gemv_int8 (13.8). Does the real kernel reach the probe's 11.8 us (73%)?
@@ -42,7 +37,6 @@
 # 2: (~600 s, two calls back to back) the three engines on main: s14_a.sh 1 builds llama.cpp
 #    beside GPU tests; s14_a.sh 2 runs one Q4_0 request in Vexel, mlx-lm and llama.cpp. Carry
 #    [".devkit/wheels", ".devkit/setup.sh", ".devkit/peers"] with notes/bench moved out.
-# 3: whatever session 15's branch next/q4_0-words left (notes/gpu-kernels.md, "Session 15").
 # The work that remains for issue 8's goals (notes/gpu-kernels.md, "Where things stand"):
 #  * Q4_0 at 70%: the packed layout (next/packed-q4_0: 13.4 us, 64%, session 15) wired in for
 #    every Q4_0 path on CUDA, and x rounded once where it is made (add_rms_norm writing the
