@@ -33,7 +33,7 @@
 #    (notes, "ROUNDED beside the probe") found 60 registers against the probe's 46 (32 warps
 #    an SM against 40) and ~180 more stall cycles a row with no weight load in flight; its two
 #    suggested changes (one dp4a chain a block; the row's reduction deferred under the next
-#    row's loads) are compile-checked patches in its notes.
+#    row's loads) are compile-checked patches on the branch (notes/patches/).
 # 2: (~600 s, two calls back to back) the three engines on main: s14_a.sh 1 builds llama.cpp
 #    beside GPU tests; s14_a.sh 2 runs one Q4_0 request in Vexel, mlx-lm and llama.cpp. Carry
 #    [".devkit/wheels", ".devkit/setup.sh", ".devkit/peers"] with notes/bench moved out.
