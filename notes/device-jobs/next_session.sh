@@ -34,6 +34,15 @@
 #    an SM against 40) and ~180 more stall cycles a row with no weight load in flight; its two
 #    suggested changes (one dp4a chain a block; the row's reduction deferred under the next
 #    row's loads) are compile-checked patches on the branch (notes/patches/).
+# 1c: (~350 s) branch next/q5k-int8 (written after session 15's last call, never on a GPU):
+#    one row of Q5_K (Q5_K_M files) on gemv_int8 instead of the float kernel, Q4_K's head and
+#    16-byte reads shared, the fifth bit from qh by one rotate (nvdisasm: 328 instructions an
+#    aligned chunk against Q4_K's 227). Its GPU tests, then gemv_int8 against the float kernel
+#    on the same Q5_K weight, and Q4_K beside it at both shapes and gated:
+#      rm -rf wt && mkdir -p wt/q5k && git diff --name-only --diff-filter=d -z main \
+#        next/q5k-int8 | xargs -0 git archive next/q5k-int8 | tar -x -C wt/q5k
+#      source .devkit/setup.sh && bash wt/q5k/notes/device-jobs/q5k_int8_check.sh
+#    Merge if the tests pass and gemv_int8 beats the float kernel for Q5_K at both shapes.
 # 2: (~600 s, two calls back to back) the three engines on main: s14_a.sh 1 builds llama.cpp
 #    beside GPU tests; s14_a.sh 2 runs one Q4_0 request in Vexel, mlx-lm and llama.cpp. Carry
 #    [".devkit/wheels", ".devkit/setup.sh", ".devkit/peers"] with notes/bench moved out.
