@@ -92,7 +92,7 @@ def source_kernel(backend: str, folder: Path, name: str, inputs: Sequence[str],
     body ``cuda/<name>.cu`` with ``cuda/<h>.cuh`` included for each of *headers* (default:
     *name*) in order (`cuda_header`), on Metal ``metal/<name>.metal``, a whole body. Kernels
     of the attention, cache and model layers are made this way; the quantized products
-    (`vexel_core.quant.kernels`) build theirs from shared headers. MLX hashes the body's
+    (`vexel_core.quant.kernels`) build theirs from shared headers. MLX copies the body's
     text on every launch (`cuda_header` says what that costs), so a long kernel keeps its
     algorithm in a header and its body one call."""
     if backend == "cuda":

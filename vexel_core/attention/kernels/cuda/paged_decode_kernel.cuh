@@ -1,5 +1,5 @@
 // The paged decode attention kernel's algorithm, a device function that cuda/paged_decode.cu
-// calls with the kernel's parameters (MLX hashes a custom kernel's body text on every launch,
+// calls with the kernel's parameters (MLX copies a custom kernel's body text on every launch,
 // so the body stays one call; this file is included by path, `vexel_core.gpu.cuda_header`).
 // tests/kernel_emulation/run_attention.cpp compiles the same file for the CPU, with
 // attention_on_cpu.h in place of paged_decode.cuh's helpers.
