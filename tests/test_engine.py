@@ -158,6 +158,19 @@ def test_shared_prefix_reuses_blocks(make_engine) -> None:  # type: ignore[no-un
                                                        ignore_eos=True)])["c"] == first
 
 
+def test_an_answer_of_one_token_still_caches_its_prompt(make_engine) -> None:  # type: ignore[no-untyped-def]
+    # The sequence finishes in the step that computes its prompt (max_tokens 1 here; an
+    # end-of-turn as the first token in a chat): its full blocks must be named before they
+    # go back to the pool, or the same prompt sent again finds nothing.
+    engine = make_engine()
+    prompt = [1] + list(range(300, 340))  # 41 tokens: 2 full blocks
+    first = run_to_completion(engine, [GenerationRequest("a", prompt, GREEDY, 1)])["a"]
+    hits_before = engine.blocks.stats.prefix_hits
+    again = run_to_completion(engine, [GenerationRequest("b", prompt, GREEDY, 1)])["b"]
+    assert engine.blocks.stats.prefix_hits - hits_before == 2
+    assert again == first
+
+
 def test_n_greater_than_one_shares_the_prompt_blocks(make_engine) -> None:  # type: ignore[no-untyped-def]
     engine = make_engine()
     prompt = [1] + list(range(300, 340))  # 41 tokens: 3 blocks, the last one partial

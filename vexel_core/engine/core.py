@@ -338,6 +338,13 @@ class LLMEngine:
         now = time.monotonic()
         outputs: list[RequestOutput] = []
         with self._lock:
+            # Name newly filled blocks for the prefix cache first: a token appended below
+            # may finish its sequence, which hands the blocks back to the pool unnamed.
+            for s in done.schedule.seqs:
+                seq = s.seq
+                if (seq.status is SeqStatus.RUNNING
+                        and seq.num_computed // self.blocks.block_size > len(seq.table.hashes)):
+                    self.blocks.cache_full_blocks(seq.table, seq.token_ids())
             if result is not None:
                 for k, (state, ss) in enumerate(done.pairs):
                     if ss.seq.status is not SeqStatus.RUNNING:
@@ -346,11 +353,6 @@ class LLMEngine:
                     entry = None if logprob is None else TokenLogprob(
                         result.tokens[k], logprob, result.top_logprobs[k] or [])
                     outputs += self._append_token(state, ss, result.tokens[k], entry, now)
-            for s in done.schedule.seqs:  # name newly filled blocks for the prefix cache
-                seq = s.seq
-                if (seq.status is SeqStatus.RUNNING
-                        and seq.num_computed // self.blocks.block_size > len(seq.table.hashes)):
-                    self.blocks.cache_full_blocks(seq.table, seq.token_ids())
         return outputs
 
     def _process_aborts(self) -> list[RequestOutput]:
