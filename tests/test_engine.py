@@ -189,6 +189,43 @@ def test_n_greater_than_one_shares_the_prompt_blocks(make_engine) -> None:  # ty
     assert len({tuple(v) for v in outs.values()}) > 1  # distinct samples per choice
 
 
+def test_a_pipelined_plan_short_of_blocks_keeps_copy_on_write_whole(make_engine) -> None:  # type: ignore[no-untyped-def]
+    # Found by test_engine_interleavings. Two siblings (n = 2) share a partly filled block;
+    # the step planned ahead gave the first its own block for the copy, then ran out of
+    # blocks for a later prompt chunk and was given up. The sibling's table kept the new
+    # block, but the copy was never made: its next token read a block that lacked the
+    # prompt's last key and value.
+    block_bytes = KVPool.bytes_per_block(make_engine().model.kv_spec, 16)
+    engine = make_engine(kv_cache_memory=str(8 * block_bytes), max_batch_size=4,
+                         max_batched_tokens=24, prefill_chunk=16)
+    prefix = [1, *range(300, 316), *range(320, 337)]
+    reqs = [GenerationRequest("r0", prefix + [260] * 8, TRACED, 1, ignore_eos=True),
+            GenerationRequest("r1", [1] + [260] * 22, TRACED, 2, ignore_eos=True),
+            GenerationRequest("r2", [1, 260, 261] + [260] * 13 + [263], TRACED, 2,
+                              ignore_eos=True, n=2),
+            GenerationRequest("r3", prefix + [260] * 14, TRACED, 2, ignore_eos=True)]
+    got: dict[tuple[str, int], list[tuple[int, dict[int, float]]]] = {}
+
+    def step() -> None:
+        for o in engine.step():
+            got.setdefault((o.request_id, o.index), []).extend(
+                (lp.token_id, dict(lp.top)) for lp in o.logprobs or [])
+
+    engine.add_request(reqs[0])
+    step()  # r0's first chunk alone, then the others arrive together
+    for r in reqs[1:]:
+        engine.add_request(r)
+    while engine.has_work():
+        step()
+    assert engine.blocks.stats.cow_copies == 1
+    alone = make_engine(max_batch_size=1)
+    for r in reqs:
+        want = run_traced(alone, _copy([r]))
+        for index in range(r.n):  # greedy: each choice is the answer alone
+            assert_same_runs({r.request_id: got[(r.request_id, index)]}, want,
+                             alone.model.dtype)
+
+
 def test_cancel_frees_blocks_within_one_step(make_engine) -> None:  # type: ignore[no-untyped-def]
     engine = make_engine()
     req = GenerationRequest("x", [1] + list(range(300, 340)), GREEDY, 100, ignore_eos=True)
@@ -200,6 +237,29 @@ def test_cancel_frees_blocks_within_one_step(make_engine) -> None:  # type: igno
     outs = engine.step()
     assert engine.blocks.num_used == 0
     assert [o.finish_reason for o in outs] == [FinishReason.ABORT]
+
+
+def test_choices_have_seats_and_finish_even_when_cancelled_before_forking(make_engine) -> None:  # type: ignore[no-untyped-def]
+    engine = make_engine(max_batch_size=3)
+    engine.add_request(GenerationRequest("one", [1, 300, 301], GREEDY, 4, ignore_eos=True))
+    engine.add_request(GenerationRequest("three", [1, 302], GREEDY, 4, ignore_eos=True, n=3))
+    engine.add_request(GenerationRequest("two", [1, 303], GREEDY, 4, ignore_eos=True, n=2))
+    finished: list[tuple[str, int, FinishReason]] = []
+    while engine.has_work():
+        assert engine.scheduler.seats_taken() <= 3 and len(engine.scheduler.running) <= 3
+        running = [s.request.request_id for s in engine.scheduler.running]
+        if running == ["one"] and engine.stats.steps == 2:
+            # "three" waits (its siblings need two seats beside "one"'s), "two" behind it;
+            # cancelled before it ever ran, each of its three choices still finishes
+            engine.abort("three")
+        finished += [(o.request_id, o.index, o.finish_reason) for o in engine.step()
+                     if o.finish_reason is not None]
+    assert sorted(finished) == [("one", 0, FinishReason.LENGTH),
+                                ("three", 0, FinishReason.ABORT),
+                                ("three", 1, FinishReason.ABORT),
+                                ("three", 2, FinishReason.ABORT),
+                                ("two", 0, FinishReason.LENGTH),
+                                ("two", 1, FinishReason.LENGTH)]
 
 
 def test_async_engine_streams_and_cancels(make_engine) -> None:  # type: ignore[no-untyped-def]
@@ -257,6 +317,7 @@ def _texts(engine, req):  # type: ignore[no-untyped-def]
         ({"prompt_ids": [1] * 300}, "prompt"),
         ({"max_tokens": 0}, "max_tokens"),
         ({"n": 0}, "n"),
+        ({"n": 65}, "n"),  # more choices than the 64 sequences the engine runs at once
         ({"sampling": SamplingParams(temperature=5.0)}, "temperature"),
         ({"prompt_ids": [10**6]}, "prompt"),
     ],

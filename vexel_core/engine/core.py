@@ -29,7 +29,7 @@ from vexel_core.engine.runner import ModelRunner
 from vexel_core.engine.scheduler import Schedule, ScheduledSeq, Scheduler
 from vexel_core.errors import ConfigError, RequestError
 from vexel_core.gpu import kernel_backend
-from vexel_core.kvcache.blocks import BlockManager, OutOfBlocks
+from vexel_core.kvcache.blocks import BlockManager
 from vexel_core.kvcache.pool import KVPool
 from vexel_core.logs import get_logger
 from vexel_core.plugins import PluginHost, get_host
@@ -60,7 +60,6 @@ class _InFlight:
 class _RequestState:
     request: GenerationRequest
     seqs: list[_SeqState] = field(default_factory=list)
-    forked: bool = False
     finished: int = 0
 
 
@@ -154,6 +153,11 @@ class LLMEngine:
             raise RequestError("max_tokens must be at least 1", param="max_tokens")
         if request.n < 1 or request.n > 128:
             raise RequestError("n must be between 1 and 128", param="n")
+        if request.n > self.settings.max_batch_size:
+            raise RequestError(
+                f"n is {request.n}; the engine runs at most {self.settings.max_batch_size}"
+                " sequences at once (engine.max_batch_size), and a request's choices run"
+                " together", param="n")
         vocab = self.model.vocab_size
         if any(not 0 <= t < vocab for t in request.prompt_ids):
             raise RequestError(f"prompt token ids must be in [0, {vocab})", param="prompt")
@@ -170,7 +174,7 @@ class LLMEngine:
                                    param="request_id")
             state = _RequestState(request)
             self._requests[request.request_id] = state
-            self._new_seq(state, Sequence(request, 0))
+            self._new_seq(state, Sequence(request, 0, unforked=request.n - 1))
             self.scheduler.add(state.seqs[0].seq)
 
     def _new_seq(self, state: _RequestState, seq: Sequence) -> None:
@@ -262,14 +266,17 @@ class LLMEngine:
             if budget == 0:
                 break
             n = 1 if row is not None else sched.chunk(seq, budget)
-            try:
-                schedule.copies += self.blocks.allocate(seq.table, n)
-            except OutOfBlocks:
-                for s in schedule.seqs:
-                    self.blocks.trim(s.seq.table, s.seq.num_computed)
-                return None  # the scheduler will preempt
             schedule.seqs.append(ScheduledSeq(seq, seq.num_computed, n, ahead=row is not None))
             budget -= n
+        # All or nothing: a plan given up halfway would keep the copy-on-write swaps made so
+        # far (a table already names its private block) without the copies themselves. The
+        # sum counts a block shared by two siblings twice, so it may refuse a plan that
+        # would fit; the scheduler then takes the step without the pipelining.
+        need = sum(self.blocks.blocks_needed(s.seq.table, s.num_tokens) for s in schedule.seqs)
+        if need > self.blocks.num_free:
+            return None  # the scheduler will preempt
+        for s in schedule.seqs:
+            schedule.copies += self.blocks.allocate(s.seq.table, s.num_tokens)
         sched.admit(schedule, budget)
         if not schedule.seqs:
             return None
@@ -324,8 +331,7 @@ class LLMEngine:
             ss = next(x for x in state.seqs if x.seq is seq)
             pairs.append((state, ss))
             logit_rows.append(r)
-            if state.request.n > 1 and not state.forked:
-                state.forked = True
+            if seq.unforked:
                 for index in range(1, state.request.n):
                     self._new_seq(state, self.scheduler.fork(seq, index))
                     pairs.append((state, state.seqs[-1]))
@@ -365,6 +371,11 @@ class LLMEngine:
                 if ss.seq.status is not SeqStatus.FINISHED:
                     self.scheduler.finish(ss.seq)
                     outputs.append(self._output(state, ss, [], "", None, FinishReason.ABORT))
+            # choices never forked (cancelled before the first sample) finish too: whoever
+            # waits for the request counts one finish per choice
+            outputs += [RequestOutput(rid, index, [], "", finish_reason=FinishReason.ABORT,
+                                      num_prompt_tokens=len(state.request.prompt_ids))
+                        for index in range(len(state.seqs), state.request.n)]
             self.stats.observe("finish:abort")
         self._aborts.clear()
         return outputs

@@ -83,6 +83,9 @@ class Sequence:
     seq_id: int = field(default_factory=lambda: next(_seq_ids))
     admitted_order: int = -1
     num_cached_tokens: int = 0  # prompt tokens served by the prefix cache
+    # Siblings (``n > 1``) this sequence forks at its first sample; the scheduler keeps
+    # their seats in the batch from admission on.
+    unforked: int = 0
     first_token_time: float | None = None
     last_token_time: float | None = None
 

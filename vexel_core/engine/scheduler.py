@@ -86,8 +86,10 @@ class Scheduler:
     def admit(self, out: Schedule, budget: int) -> None:
         """Admit waiting sequences into *out*, first come first served, while *budget* tokens,
         the sequence cap and the pool allow (no preemption for an admission)."""
-        while self.waiting and budget > 0 and len(self.running) < self.max_batch_size:
+        while self.waiting and budget > 0:
             seq = self.waiting[0]
+            if self.seats_taken() + 1 + seq.unforked > self.max_batch_size:
+                break
             if not seq.table.blocks:
                 seq.table = self.blocks.match_prefix(seq.token_ids())
                 seq.num_computed = seq.table.num_tokens
@@ -107,6 +109,10 @@ class Scheduler:
             out.seqs.append(ScheduledSeq(seq, seq.num_computed, n))
             budget -= n
 
+    def seats_taken(self) -> int:
+        """Sequences running, and the siblings their ``n > 1`` requests will fork."""
+        return len(self.running) + sum(seq.unforked for seq in self.running)
+
     def chunk(self, seq: Sequence, budget: int) -> int:
         """Tokens *seq* computes next: the rest of its prompt up to a chunk, else one."""
         remaining = seq.num_tokens - seq.num_computed
@@ -119,9 +125,13 @@ class Scheduler:
                 return True
             except OutOfBlocks:
                 victim = max(self.running, key=lambda s: s.admitted_order)
+                given_back = set(victim.table.blocks)
                 self.preempt(victim)
                 out.preempted.append(victim)
                 out.seqs = [s for s in out.seqs if s.seq is not victim]
+                # its copy-on-write copies, if it was scheduled already, write blocks it no
+                # longer holds
+                out.copies = [c for c in out.copies if c[1] not in given_back]
                 if victim is seq:
                     return False
 
@@ -144,7 +154,9 @@ class Scheduler:
             self.waiting.remove(seq)
 
     def fork(self, parent: Sequence, index: int) -> Sequence:
-        """A sibling sharing the parent's blocks (``n > 1``), running right away."""
+        """A sibling sharing the parent's blocks (``n > 1``), running right away in a seat
+        kept for it since the parent's admission."""
+        parent.unforked -= 1
         child = Sequence(parent.request, index, list(parent.output_ids),
                          self.blocks.fork(parent.table), parent.num_computed,
                          SeqStatus.RUNNING, admitted_order=self._admissions,

@@ -1,0 +1,154 @@
+"""The engine under interleavings of arrivals, steps and cancellations that Hypothesis
+chooses (stateful testing): prefix caching on, prompts that share prefixes, a pool small
+enough to preempt, pipelined steps, ``n = 2`` forks and one-token answers.
+
+After every step the block manager must agree with the sequences: each block's reference
+count is the number of live tables holding it, and the free count is the rest. At the end no
+block is in use, every choice has finished exactly once, and every choice's tokens are its
+request's tokens when run alone (up to the near-ties of `assert_same_runs`); a cancelled
+choice's tokens are a beginning of them. A failure prints the shortest sequence of rules
+Hypothesis found that breaks one of these.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from tests.builders.models import LlamaShape, write_llama
+from tests.builders.vocab import spm_vocab
+from tests.helpers import Traced, assert_same_runs, engine_for, run_traced
+from vexel_core.engine import FinishReason, GenerationRequest, LLMEngine, RequestOutput
+from vexel_core.engine.request import SeqStatus
+from vexel_core.kvcache.pool import KVPool
+from vexel_core.plugins import PluginHost
+from vexel_core.sampling.params import SamplingParams
+
+SHAPE = LlamaShape(hidden=32, layers=2, heads=4, kv_heads=2, ffn=64, context=256)
+TRACED = SamplingParams(temperature=0.0, logprobs=3)  # greedy, with the top candidates
+# Three leading parts (0, 1 and 2 full blocks of 16 tokens, one with a partial block) so
+# that prompts share cached blocks, and the shared block is sometimes the last, partial one.
+PREFIXES = ([1], [1, *range(300, 316)], [1, *range(300, 316), *range(320, 337)])
+MAX_TOKENS = 12
+POOL_BLOCKS = 8  # four sequences of up to 5 blocks: admissions wait, decodes preempt
+
+
+class EngineMachine(RuleBasedStateMachine):
+    def __init__(self, model_path: Path, host: PluginHost, alone: LLMEngine,
+                 runs_alone: dict[tuple[int, ...], Traced]) -> None:
+        super().__init__()
+        block_bytes = KVPool.bytes_per_block(alone.model.kv_spec, 16)
+        self.engine: LLMEngine = engine_for(
+            model_path, host, kv_cache_memory=str(POOL_BLOCKS * block_bytes),
+            max_batch_size=4, max_batched_tokens=24, prefill_chunk=16)
+        assert self.engine.num_blocks == POOL_BLOCKS
+        self.alone = alone
+        self.runs_alone = runs_alone  # by prompt, kept across runs: the model is the same
+        self.requests: dict[str, GenerationRequest] = {}
+        self.got: dict[tuple[str, int], list[tuple[int, dict[int, float]]]] = {}
+        self.finishes: dict[tuple[str, int], list[FinishReason]] = {}
+        self.cancelled: set[str] = set()
+
+    def run_alone(self, prompt: list[int]) -> list[tuple[int, dict[int, float]]]:
+        key = tuple(prompt)
+        if key not in self.runs_alone:
+            self.runs_alone[key] = run_traced(self.alone, [
+                GenerationRequest("alone", prompt, TRACED, MAX_TOKENS, ignore_eos=True)])
+        return self.runs_alone[key]["alone"]
+
+    # -- rules ----------------------------------------------------------------------------
+    @rule(prefix=st.sampled_from(PREFIXES),
+          tail=st.lists(st.integers(260, 399), min_size=8, max_size=30),
+          max_tokens=st.integers(1, MAX_TOKENS), n=st.sampled_from([1, 1, 1, 2]))
+    def arrive(self, prefix: list[int], tail: list[int], max_tokens: int, n: int) -> None:
+        rid = f"r{len(self.requests)}"
+        request = GenerationRequest(rid, [*prefix, *tail], TRACED, max_tokens,
+                                    ignore_eos=True, n=n)
+        self.requests[rid] = request
+        self.engine.add_request(request)
+
+    @precondition(lambda self: self.engine.has_work())
+    @rule(steps=st.integers(1, 6))
+    def step(self, steps: int = 1) -> None:
+        for _ in range(steps):
+            if self.engine.has_work():
+                self.record(self.engine.step())
+
+    def record(self, outputs: list[RequestOutput]) -> None:
+        for out in outputs:
+            key = (out.request_id, out.index)
+            self.got.setdefault(key, []).extend(
+                (lp.token_id, dict(lp.top)) for lp in out.logprobs or [])
+            if out.finish_reason is not None:
+                self.finishes.setdefault(key, []).append(out.finish_reason)
+
+    @rule(data=st.data())
+    def cancel(self, data: st.DataObject) -> None:
+        live = [rid for rid, request in self.requests.items() if rid not in self.cancelled
+                and any((rid, i) not in self.finishes for i in range(request.n))]
+        if live:
+            rid = data.draw(st.sampled_from(live), label="cancelled")
+            self.cancelled.add(rid)
+            self.engine.abort(rid)
+
+    # -- what must hold ------------------------------------------------------------------
+    @invariant()
+    def blocks_are_counted_once_per_holder(self) -> None:
+        sched, blocks = self.engine.scheduler, self.engine.blocks
+        held: Counter[int] = Counter()
+        for seq in [*sched.running, *sched.waiting]:
+            assert seq.status is not SeqStatus.FINISHED
+            held.update(seq.table.blocks)
+        assert all(blocks.refs[b] == held[b] for b in range(blocks.num_blocks)), (
+            "a block's reference count differs from the tables holding it")
+        assert blocks.num_free == blocks.num_blocks - len(held)
+        assert len(sched.running) <= self.engine.settings.max_batch_size
+
+    def teardown(self) -> None:
+        while self.engine.has_work():
+            self.record(self.engine.step())
+        assert self.engine.blocks.num_used == 0, "a KV block leaked"
+        for rid, request in self.requests.items():
+            alone = self.run_alone(request.prompt_ids)
+            for index in range(request.n):
+                key = (rid, index)
+                finishes = self.finishes.get(key, [])
+                assert len(finishes) == 1, f"{key} finished {len(finishes)} times"
+                got = self.got.get(key, [])
+                # Cancelled, it may still have finished whole in the step that was running.
+                if finishes[0] is FinishReason.ABORT:
+                    assert rid in self.cancelled and len(got) < request.max_tokens, key
+                else:
+                    assert finishes[0] is FinishReason.LENGTH, (key, finishes[0])
+                    assert len(got) == request.max_tokens, (key, len(got))
+                # a beginning of the run alone; parting at a near-tie ends the comparison
+                assert_same_runs({rid: got}, {rid: alone[:len(got)]}, self.engine.model.dtype)
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_llama(tmp_path_factory.mktemp("interleavings") / "m.gguf", spm_vocab(), SHAPE,
+                       seed=5)
+
+
+def test_any_interleaving_keeps_blocks_counted_and_outputs_equal(
+        model_path: Path, host: PluginHost) -> None:
+    alone = engine_for(model_path, host, max_batch_size=1)
+    runs_alone: dict[tuple[int, ...], Traced] = {}
+    # 40 runs of up to 40 rules each: ~20 s on the 2-core CI machine. No deadline: a step's
+    # time on a busy CPU says nothing here.
+    run_state_machine_as_test(
+        lambda: EngineMachine(model_path, host, alone, runs_alone),
+        settings=settings(max_examples=40, stateful_step_count=40, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow]))
