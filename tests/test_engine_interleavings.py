@@ -1,6 +1,7 @@
 """The engine under interleavings of arrivals, steps and cancellations that Hypothesis
 chooses (stateful testing): prefix caching on, prompts that share prefixes, a pool small
-enough to preempt, pipelined steps, ``n = 2`` forks and one-token answers.
+enough to preempt, pipelined steps, ``n = 2`` forks, one-token answers, and requests with a
+repetition penalty (whose steps wait for the previous samples instead of running ahead).
 
 After every step the block manager must agree with the sequences: each block's reference
 count is the number of live tables holding it, and the free count is the rest. At the end no
@@ -12,6 +13,7 @@ Hypothesis found that breaks one of these.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -37,43 +39,50 @@ from vexel_core.sampling.params import SamplingParams
 
 SHAPE = LlamaShape(hidden=32, layers=2, heads=4, kv_heads=2, ffn=64, context=256)
 TRACED = SamplingParams(temperature=0.0, logprobs=3)  # greedy, with the top candidates
+# A penalty reads the history, so a step with such a request waits for the previous step's
+# samples instead of being planned ahead: the two schedulers' paths interleave.
+PENALISED = SamplingParams(temperature=0.0, logprobs=3, repetition_penalty=1.3)
 # Three leading parts (0, 1 and 2 full blocks of 16 tokens, one with a partial block) so
 # that prompts share cached blocks, and the shared block is sometimes the last, partial one.
 PREFIXES = ([1], [1, *range(300, 316)], [1, *range(300, 316), *range(320, 337)])
 MAX_TOKENS = 12
+EXAMPLES = int(os.environ.get("VEXEL_INTERLEAVINGS", "40"))  # more to search longer
 POOL_BLOCKS = 8  # four sequences of up to 5 blocks: admissions wait, decodes preempt
 
 
 class EngineMachine(RuleBasedStateMachine):
     def __init__(self, model_path: Path, host: PluginHost, alone: LLMEngine,
-                 runs_alone: dict[tuple[int, ...], Traced]) -> None:
+                 runs_alone: dict[tuple[bool | int, ...], Traced]) -> None:
         super().__init__()
         block_bytes = KVPool.bytes_per_block(alone.model.kv_spec, 16)
         self.engine: LLMEngine = engine_for(
             model_path, host, kv_cache_memory=str(POOL_BLOCKS * block_bytes),
-            max_batch_size=4, max_batched_tokens=24, prefill_chunk=16)
+            max_batch_size=4, max_batched_tokens=24, prefill_chunk=16,
+            attention_backend=alone.settings.attention_backend)
         assert self.engine.num_blocks == POOL_BLOCKS
         self.alone = alone
-        self.runs_alone = runs_alone  # by prompt, kept across runs: the model is the same
+        self.runs_alone = runs_alone  # by sampling and prompt, kept across runs: one model
         self.requests: dict[str, GenerationRequest] = {}
         self.got: dict[tuple[str, int], list[tuple[int, dict[int, float]]]] = {}
         self.finishes: dict[tuple[str, int], list[FinishReason]] = {}
         self.cancelled: set[str] = set()
 
-    def run_alone(self, prompt: list[int]) -> list[tuple[int, dict[int, float]]]:
-        key = tuple(prompt)
+    def run_alone(self, request: GenerationRequest) -> list[tuple[int, dict[int, float]]]:
+        key = (request.sampling is PENALISED, *request.prompt_ids)
         if key not in self.runs_alone:
-            self.runs_alone[key] = run_traced(self.alone, [
-                GenerationRequest("alone", prompt, TRACED, MAX_TOKENS, ignore_eos=True)])
+            self.runs_alone[key] = run_traced(self.alone, [GenerationRequest(
+                "alone", request.prompt_ids, request.sampling, MAX_TOKENS, ignore_eos=True)])
         return self.runs_alone[key]["alone"]
 
     # -- rules ----------------------------------------------------------------------------
     @rule(prefix=st.sampled_from(PREFIXES),
           tail=st.lists(st.integers(260, 399), min_size=8, max_size=30),
-          max_tokens=st.integers(1, MAX_TOKENS), n=st.sampled_from([1, 1, 1, 2]))
-    def arrive(self, prefix: list[int], tail: list[int], max_tokens: int, n: int) -> None:
+          max_tokens=st.integers(1, MAX_TOKENS), n=st.sampled_from([1, 1, 1, 2]),
+          sampling=st.sampled_from([TRACED, TRACED, TRACED, PENALISED]))
+    def arrive(self, prefix: list[int], tail: list[int], max_tokens: int, n: int,
+               sampling: SamplingParams) -> None:
         rid = f"r{len(self.requests)}"
-        request = GenerationRequest(rid, [*prefix, *tail], TRACED, max_tokens,
+        request = GenerationRequest(rid, [*prefix, *tail], sampling, max_tokens,
                                     ignore_eos=True, n=n)
         self.requests[rid] = request
         self.engine.add_request(request)
@@ -120,7 +129,7 @@ class EngineMachine(RuleBasedStateMachine):
             self.record(self.engine.step())
         assert self.engine.blocks.num_used == 0, "a KV block leaked"
         for rid, request in self.requests.items():
-            alone = self.run_alone(request.prompt_ids)
+            alone = self.run_alone(request)
             for index in range(request.n):
                 key = (rid, index)
                 finishes = self.finishes.get(key, [])
@@ -142,13 +151,14 @@ def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
                        seed=5)
 
 
+@pytest.mark.parametrize("backend", ["sdpa", "paged"])
 def test_any_interleaving_keeps_blocks_counted_and_outputs_equal(
-        model_path: Path, host: PluginHost) -> None:
-    alone = engine_for(model_path, host, max_batch_size=1)
-    runs_alone: dict[tuple[int, ...], Traced] = {}
-    # 40 runs of up to 40 rules each: ~20 s on the 2-core CI machine. No deadline: a step's
-    # time on a busy CPU says nothing here.
+        model_path: Path, host: PluginHost, backend: str) -> None:
+    alone = engine_for(model_path, host, max_batch_size=1, attention_backend=backend)
+    runs_alone: dict[tuple[bool | int, ...], Traced] = {}
+    # 40 runs of up to 40 rules each: ~10 s a backend on the 2-core CI machine. No deadline:
+    # a step's time on a busy CPU says nothing here.
     run_state_machine_as_test(
         lambda: EngineMachine(model_path, host, alone, runs_alone),
-        settings=settings(max_examples=40, stateful_step_count=40, deadline=None,
+        settings=settings(max_examples=EXAMPLES, stateful_step_count=40, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow]))
