@@ -367,6 +367,7 @@ BAD_CHAT = [
     ({"top_p": 0}, "top_p", None),
     ({"presence_penalty": 3}, "presence_penalty", None),
     ({"n": 0}, "n", None),
+    ({"n": 65}, "n", None),  # more choices than the engine runs at once (64)
     ({"max_tokens": 0}, "max_tokens", None),
     ({"seed": "x"}, "seed", None),
     ({"top_logprobs": 3}, "top_logprobs", None),
