@@ -47,6 +47,7 @@ PENALISED = SamplingParams(temperature=0.0, logprobs=3, repetition_penalty=1.3)
 PREFIXES = ([1], [1, *range(300, 316)], [1, *range(300, 316), *range(320, 337)])
 MAX_TOKENS = 12
 EXAMPLES = int(os.environ.get("VEXEL_INTERLEAVINGS", "40"))  # more to search longer
+CONTEXT = 65  # prompts over 53 tokens (of 64 at most) reach it before MAX_TOKENS
 POOL_BLOCKS = 8  # four sequences of up to 5 blocks: admissions wait, decodes preempt
 
 
@@ -58,7 +59,7 @@ class EngineMachine(RuleBasedStateMachine):
         self.engine: LLMEngine = engine_for(
             model_path, host, kv_cache_memory=str(POOL_BLOCKS * block_bytes),
             max_batch_size=4, max_batched_tokens=24, prefill_chunk=16,
-            attention_backend=alone.settings.attention_backend)
+            attention_backend=alone.settings.attention_backend, context_len=CONTEXT)
         assert self.engine.num_blocks == POOL_BLOCKS
         self.alone = alone
         self.runs_alone = runs_alone  # by sampling and prompt, kept across runs: one model
@@ -154,7 +155,8 @@ def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("backend", ["sdpa", "paged"])
 def test_any_interleaving_keeps_blocks_counted_and_outputs_equal(
         model_path: Path, host: PluginHost, backend: str) -> None:
-    alone = engine_for(model_path, host, max_batch_size=1, attention_backend=backend)
+    alone = engine_for(model_path, host, max_batch_size=1, attention_backend=backend,
+                       context_len=CONTEXT)
     runs_alone: dict[tuple[bool | int, ...], Traced] = {}
     # 40 runs of up to 40 rules each: ~10 s a backend on the 2-core CI machine. No deadline:
     # a step's time on a busy CPU says nothing here.
