@@ -1,4 +1,5 @@
-# Proposed device calls of the next session (written at the end of session 15). Each is one
+# Proposed device calls of the next session (written at the end of session 15; session 16
+# had no device time, and added 0 below). Each is one
 # call; never pipe the call's whole output through tail (a limit kill loses it); at most 8
 # files come back from $OUT; an ncu run gets twice its expected time. The working tree with
 # .devkit/wheels (35 MB) and .devkit/peers (9 MB) is over the 64 MiB a call carries: move
@@ -8,6 +9,13 @@
 #   rm -rf wt/NAME && mkdir -p wt/NAME && git diff --name-only --diff-filter=d -z main BRANCH \
 #     | xargs -0 git archive BRANCH | tar -x -C wt/NAME
 #
+# 0: (~150 s, may share call 1's machine) session 16's engine fixes on CUDA, where the paged
+#    backend runs the real kernels: the engine's tests and the interleavings search (needs
+#    .devkit/wheels to hold hypothesis, sortedcontainers and attrs; session 16 put them there):
+#      source .devkit/setup.sh && timeout 300 python3 -m pytest -q -p no:cacheprovider \
+#        tests/test_engine.py tests/test_engine_interleavings.py
+#    Expect bf16 near-ties to be allowed by assert_same_runs; a block count or a finish
+#    count failing is a bug.
 # 1: (fresh machine, ~200 s) session 15's sweep found 8/2/4/512 faster than the
 #    default 4/2/4/792 at 4096x14336 (Q4_0 16.0 vs 16.3 us, Q4_K 15.5 vs 16.3) in one order;
 #    its second order was lost to a 60 s ncu limit. Run the two in both orders, then, if it
