@@ -145,8 +145,9 @@ class BlockManager:
         return BlockTable(list(table.blocks), table.num_tokens, list(table.hashes))
 
     def trim(self, table: BlockTable, num_tokens: int) -> None:
-        """Forget tokens past *num_tokens* (a probe step's allocation, in the benchmarks).
-        A copy-on-write swap that `allocate` made is not undone."""
+        """Forget tokens past *num_tokens*: rejected speculative tokens (for the speculators
+        to come, plugins/vexel_spec), a probe step's allocation in the benchmarks. A
+        copy-on-write swap that `allocate` made is not undone."""
         if num_tokens >= table.num_tokens:
             return
         keep = -(-num_tokens // self.block_size)
