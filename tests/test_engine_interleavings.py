@@ -1,7 +1,9 @@
 """The engine under interleavings of arrivals, steps and cancellations that Hypothesis
-chooses (stateful testing): prefix caching on, prompts that share prefixes, a pool small
-enough to preempt, pipelined steps, ``n = 2`` forks, one-token answers, and requests with a
-repetition penalty (whose steps wait for the previous samples instead of running ahead).
+chooses (stateful testing), on an engine it also chooses (blocks of 8 or 16 tokens, 2-4
+sequences, 4-32 tokens a step, chunks of 8-32): prefix caching on, prompts that share
+prefixes, a pool small enough to preempt, pipelined steps, ``n = 2`` forks, one-token
+answers, and requests with a repetition penalty (whose steps wait for the previous samples
+instead of running ahead).
 
 After every step the block manager must agree with the sequences: each block's reference
 count is the number of live tables holding it, and the free count is the rest. At the end no
@@ -22,6 +24,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
+    initialize,
     invariant,
     precondition,
     rule,
@@ -42,31 +45,42 @@ TRACED = SamplingParams(temperature=0.0, logprobs=3)  # greedy, with the top can
 # A penalty reads the history, so a step with such a request waits for the previous step's
 # samples instead of being planned ahead: the two schedulers' paths interleave.
 PENALISED = SamplingParams(temperature=0.0, logprobs=3, repetition_penalty=1.3)
-# Three leading parts (0, 1 and 2 full blocks of 16 tokens, one with a partial block) so
-# that prompts share cached blocks, and the shared block is sometimes the last, partial one.
+# Three leading parts (1, 17 and 34 tokens: whole blocks and a token or two more) so that
+# prompts share cached blocks, and the shared block is sometimes the last, partial one.
 PREFIXES = ([1], [1, *range(300, 316)], [1, *range(300, 316), *range(320, 337)])
 MAX_TOKENS = 12
 EXAMPLES = int(os.environ.get("VEXEL_INTERLEAVINGS", "40"))  # more to search longer
 CONTEXT = 65  # prompts over 53 tokens (of 64 at most) reach it before MAX_TOKENS
-POOL_BLOCKS = 8  # four sequences of up to 5 blocks: admissions wait, decodes preempt
+POOL_TOKENS = 112  # sequences of up to 65 tokens: admissions wait, decodes preempt
 
 
 class EngineMachine(RuleBasedStateMachine):
+    engine: LLMEngine  # made by `start`, the first rule
+
     def __init__(self, model_path: Path, host: PluginHost, alone: LLMEngine,
                  runs_alone: dict[tuple[bool | int, ...], Traced]) -> None:
         super().__init__()
-        block_bytes = KVPool.bytes_per_block(alone.model.kv_spec, 16)
-        self.engine: LLMEngine = engine_for(
-            model_path, host, kv_cache_memory=str(POOL_BLOCKS * block_bytes),
-            max_batch_size=4, max_batched_tokens=24, prefill_chunk=16,
-            attention_backend=alone.settings.attention_backend, context_len=CONTEXT)
-        assert self.engine.num_blocks == POOL_BLOCKS
+        self.model_path, self.host = model_path, host
         self.alone = alone
         self.runs_alone = runs_alone  # by sampling and prompt, kept across runs: one model
         self.requests: dict[str, GenerationRequest] = {}
         self.got: dict[tuple[str, int], list[tuple[int, dict[int, float]]]] = {}
         self.finishes: dict[tuple[str, int], list[FinishReason]] = {}
         self.cancelled: set[str] = set()
+
+    @initialize(block_size=st.sampled_from([8, 16]), max_batch_size=st.integers(2, 4),
+                max_batched_tokens=st.integers(4, 32), prefill_chunk=st.sampled_from([8, 16, 32]))
+    def start(self, block_size: int, max_batch_size: int, max_batched_tokens: int,
+              prefill_chunk: int) -> None:
+        """The engine under test; a step may hold fewer tokens than sequences running."""
+        block_bytes = KVPool.bytes_per_block(self.alone.model.kv_spec, block_size)
+        blocks = POOL_TOKENS // block_size
+        self.engine = engine_for(
+            self.model_path, self.host, kv_cache_memory=str(blocks * block_bytes),
+            kv_block_size=block_size, max_batch_size=max_batch_size,
+            max_batched_tokens=max_batched_tokens, prefill_chunk=prefill_chunk,
+            attention_backend=self.alone.settings.attention_backend, context_len=CONTEXT)
+        assert self.engine.num_blocks == blocks
 
     def run_alone(self, request: GenerationRequest) -> list[tuple[int, dict[int, float]]]:
         key = (request.sampling is PENALISED, *request.prompt_ids)
