@@ -2,14 +2,14 @@
 chooses (stateful testing), on an engine it also chooses (blocks of 8 or 16 tokens, 2-4
 sequences, 4-32 tokens a step, chunks of 8-32): prefix caching on, prompts that share
 prefixes, a pool small enough to preempt, pipelined steps, ``n = 2`` forks, one-token
-answers, and requests with a repetition penalty (whose steps wait for the previous samples
-instead of running ahead).
+answers, requests with a repetition penalty (whose steps wait for the previous samples
+instead of running ahead) and seeded sampling.
 
 After every step the block manager must agree with the sequences: each block's reference
 count is the number of live tables holding it, and the free count is the rest. At the end no
-block is in use, every choice has finished exactly once, and every choice's tokens are its
-request's tokens when run alone (up to the near-ties of `assert_same_runs`); a cancelled
-choice's tokens are a beginning of them. A failure prints the shortest sequence of rules
+block is in use and every choice has finished exactly once. Each choice's tokens are that
+choice's tokens when its request runs alone (up to the near-ties of `assert_same_runs`); a
+cancelled choice's are a beginning of them. A failure prints the shortest sequence of rules
 Hypothesis found that breaks one of these.
 """
 
@@ -33,18 +33,22 @@ from hypothesis.stateful import (
 
 from tests.builders.models import LlamaShape, write_llama
 from tests.builders.vocab import spm_vocab
-from tests.helpers import Traced, assert_same_runs, engine_for, run_traced
+from tests.helpers import assert_same_runs, engine_for
 from vexel_core.engine import FinishReason, GenerationRequest, LLMEngine, RequestOutput
 from vexel_core.engine.request import SeqStatus
 from vexel_core.kvcache.pool import KVPool
 from vexel_core.plugins import PluginHost
 from vexel_core.sampling.params import SamplingParams
 
+Trace = list[tuple[int, dict[int, float]]]  # each token with its step's top candidates
 SHAPE = LlamaShape(hidden=32, layers=2, heads=4, kv_heads=2, ffn=64, context=256)
 TRACED = SamplingParams(temperature=0.0, logprobs=3)  # greedy, with the top candidates
 # A penalty reads the history, so a step with such a request waits for the previous step's
 # samples instead of being planned ahead: the two schedulers' paths interleave.
 PENALISED = SamplingParams(temperature=0.0, logprobs=3, repetition_penalty=1.3)
+# Seeded sampling draws each step's noise from (seed, choice, step), so batching, chunking and
+# preemption must not change a single token.
+SEEDED = SamplingParams(temperature=0.8, seed=7, logprobs=3)
 # Three leading parts (1, 17 and 34 tokens: whole blocks and a token or two more) so that
 # prompts share cached blocks, and the shared block is sometimes the last, partial one.
 PREFIXES = ([1], [1, *range(300, 316)], [1, *range(300, 316), *range(320, 337)])
@@ -58,13 +62,13 @@ class EngineMachine(RuleBasedStateMachine):
     engine: LLMEngine  # made by `start`, the first rule
 
     def __init__(self, model_path: Path, host: PluginHost, alone: LLMEngine,
-                 runs_alone: dict[tuple[bool | int, ...], Traced]) -> None:
+                 runs_alone: dict[tuple[int, ...], dict[int, Trace]]) -> None:
         super().__init__()
         self.model_path, self.host = model_path, host
         self.alone = alone
         self.runs_alone = runs_alone  # by sampling and prompt, kept across runs: one model
         self.requests: dict[str, GenerationRequest] = {}
-        self.got: dict[tuple[str, int], list[tuple[int, dict[int, float]]]] = {}
+        self.got: dict[tuple[str, int], Trace] = {}
         self.finishes: dict[tuple[str, int], list[FinishReason]] = {}
         self.cancelled: set[str] = set()
 
@@ -82,18 +86,26 @@ class EngineMachine(RuleBasedStateMachine):
             attention_backend=self.alone.settings.attention_backend, context_len=CONTEXT)
         assert self.engine.num_blocks == blocks
 
-    def run_alone(self, request: GenerationRequest) -> list[tuple[int, dict[int, float]]]:
-        key = (request.sampling is PENALISED, *request.prompt_ids)
+    def run_alone(self, request: GenerationRequest, index: int) -> Trace:
+        """Choice *index* of *request* run alone, to MAX_TOKENS."""
+        key = (id(request.sampling), request.n, *request.prompt_ids)
         if key not in self.runs_alone:
-            self.runs_alone[key] = run_traced(self.alone, [GenerationRequest(
-                "alone", request.prompt_ids, request.sampling, MAX_TOKENS, ignore_eos=True)])
-        return self.runs_alone[key]["alone"]
+            runs: dict[int, Trace] = {}
+            self.alone.add_request(GenerationRequest(
+                "alone", request.prompt_ids, request.sampling, MAX_TOKENS, ignore_eos=True,
+                n=request.n))
+            while self.alone.has_work():
+                for out in self.alone.step():
+                    runs.setdefault(out.index, []).extend(
+                        (lp.token_id, dict(lp.top)) for lp in out.logprobs or [])
+            self.runs_alone[key] = runs
+        return self.runs_alone[key][index]
 
     # -- rules ----------------------------------------------------------------------------
     @rule(prefix=st.sampled_from(PREFIXES),
           tail=st.lists(st.integers(260, 399), min_size=8, max_size=30),
           max_tokens=st.integers(1, MAX_TOKENS), n=st.sampled_from([1, 1, 1, 2]),
-          sampling=st.sampled_from([TRACED, TRACED, TRACED, PENALISED]))
+          sampling=st.sampled_from([TRACED, TRACED, PENALISED, SEEDED]))
     def arrive(self, prefix: list[int], tail: list[int], max_tokens: int, n: int,
                sampling: SamplingParams) -> None:
         rid = f"r{len(self.requests)}"
@@ -144,7 +156,6 @@ class EngineMachine(RuleBasedStateMachine):
             self.record(self.engine.step())
         assert self.engine.blocks.num_used == 0, "a KV block leaked"
         for rid, request in self.requests.items():
-            alone = self.run_alone(request)
             for index in range(request.n):
                 key = (rid, index)
                 finishes = self.finishes.get(key, [])
@@ -157,6 +168,7 @@ class EngineMachine(RuleBasedStateMachine):
                     assert finishes[0] is FinishReason.LENGTH, (key, finishes[0])
                     assert len(got) == request.max_tokens, (key, len(got))
                 # a beginning of the run alone; parting at a near-tie ends the comparison
+                alone = self.run_alone(request, index)
                 assert_same_runs({rid: got}, {rid: alone[:len(got)]}, self.engine.model.dtype)
 
 
@@ -169,9 +181,9 @@ def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("backend", ["sdpa", "paged"])
 def test_any_interleaving_keeps_blocks_counted_and_outputs_equal(
         model_path: Path, host: PluginHost, backend: str) -> None:
-    alone = engine_for(model_path, host, max_batch_size=1, attention_backend=backend,
+    alone = engine_for(model_path, host, max_batch_size=2, attention_backend=backend,
                        context_len=CONTEXT)
-    runs_alone: dict[tuple[bool | int, ...], Traced] = {}
+    runs_alone: dict[tuple[int, ...], dict[int, Trace]] = {}
     # 40 runs of up to 40 rules each: ~10 s a backend on the 2-core CI machine. No deadline:
     # a step's time on a busy CPU says nothing here.
     run_state_machine_as_test(
