@@ -66,7 +66,7 @@ class EngineMachine(RuleBasedStateMachine):
         super().__init__()
         self.model_path, self.host = model_path, host
         self.alone = alone
-        self.runs_alone = runs_alone  # by sampling and prompt, kept across runs: one model
+        self.runs_alone = runs_alone  # by sampling, n and prompt; kept across runs (one model)
         self.requests: dict[str, GenerationRequest] = {}
         self.got: dict[tuple[str, int], Trace] = {}
         self.finishes: dict[tuple[str, int], list[FinishReason]] = {}
@@ -116,7 +116,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     @precondition(lambda self: self.engine.has_work())
     @rule(steps=st.integers(1, 6))
-    def step(self, steps: int = 1) -> None:
+    def step(self, steps: int) -> None:
         for _ in range(steps):
             if self.engine.has_work():
                 self.record(self.engine.step())
@@ -149,7 +149,7 @@ class EngineMachine(RuleBasedStateMachine):
         assert all(blocks.refs[b] == held[b] for b in range(blocks.num_blocks)), (
             "a block's reference count differs from the tables holding it")
         assert blocks.num_free == blocks.num_blocks - len(held)
-        assert len(sched.running) <= self.engine.settings.max_batch_size
+        assert len(sched.running) <= sched.seats_taken() <= self.engine.settings.max_batch_size
 
     def teardown(self) -> None:
         while self.engine.has_work():
