@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import mlx.core as mx
@@ -14,6 +15,12 @@ from vexel_core.kvcache.blocks import BlockManager
 from vexel_core.kvcache.pool import KVPool
 from vexel_core.model.architecture import CausalLM
 from vexel_core.plugins import PluginHost
+
+
+def examples(n: int) -> int:
+    """How many examples a Hypothesis search runs: *n* (CI's budget) times ``VEXEL_SEARCH``,
+    which a longer search by hand sets (``VEXEL_SEARCH=20 pytest tests/test_server_fuzz.py``)."""
+    return n * int(os.environ.get("VEXEL_SEARCH", "1"))
 
 
 def load(path: Path, host: PluginHost) -> CausalLM:

@@ -15,7 +15,6 @@ Hypothesis found that breaks one of these.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -33,7 +32,7 @@ from hypothesis.stateful import (
 
 from tests.builders.models import LlamaShape, write_llama
 from tests.builders.vocab import spm_vocab
-from tests.helpers import assert_same_runs, engine_for
+from tests.helpers import assert_same_runs, engine_for, examples
 from vexel_core.engine import FinishReason, GenerationRequest, LLMEngine, RequestOutput
 from vexel_core.engine.request import SeqStatus
 from vexel_core.kvcache.pool import KVPool
@@ -53,7 +52,6 @@ SEEDED = SamplingParams(temperature=0.8, seed=7, logprobs=3)
 # prompts share cached blocks, and the shared block is sometimes the last, partial one.
 PREFIXES = ([1], [1, *range(300, 316)], [1, *range(300, 316), *range(320, 337)])
 MAX_TOKENS = 12
-EXAMPLES = int(os.environ.get("VEXEL_INTERLEAVINGS", "40"))  # more to search longer
 CONTEXT = 65  # prompts over 53 tokens (of 64 at most) reach it before MAX_TOKENS
 POOL_TOKENS = 112  # sequences of up to 65 tokens: admissions wait, decodes preempt
 
@@ -188,5 +186,5 @@ def test_any_interleaving_keeps_blocks_counted_and_outputs_equal(
     # a step's time on a busy CPU says nothing here.
     run_state_machine_as_test(
         lambda: EngineMachine(model_path, host, alone, runs_alone),
-        settings=settings(max_examples=EXAMPLES, stateful_step_count=40, deadline=None,
+        settings=settings(max_examples=examples(40), stateful_step_count=40, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow]))
