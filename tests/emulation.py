@@ -1,23 +1,28 @@
-"""Building and running the CPU emulations of the CUDA kernels (tests/kernel_emulation):
-the kernels' own sources compiled as C++20, every CUDA thread an OS thread. And compiling
-them for the GPU with nvcc (`nvcc_registers`), where no GPU is needed to check that they
-compile and what they cost in registers."""
+"""Building and running the CPU emulations of the CUDA and Metal kernels
+(tests/kernel_emulation): the kernels' own sources compiled as C++20, every GPU thread an OS
+thread (Metal's bodies wrapped as mx.fast.metal_kernel wraps them: `metal_program`). And
+compiling the CUDA kernels for the GPU with nvcc (`nvcc_registers`), where no GPU is needed to
+check that they compile and what they cost in registers."""
 
 from __future__ import annotations
 
 import re
 import shutil
 import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+import mlx.core as mx
+import numpy as np
 import pytest
 
 EMULATION = Path(__file__).parent / "kernel_emulation"
 
 
-def build(out: Path, source: str, include_dirs: list[Path]) -> Path:
-    """Compile ``kernel_emulation/<source>`` into *out*; skips the test where no C++20
-    compiler with ``<barrier>`` exists."""
+def build(out: Path, source: str, include_dirs: list[Path], flags: Sequence[str] = ()) -> Path:
+    """Compile ``kernel_emulation/<source>`` into *out* (with *flags*); skips the test where
+    no C++20 compiler with ``<barrier>`` exists."""
     compiler = shutil.which("g++") or shutil.which("clang++")
     if compiler is None:
         pytest.skip("the CUDA emulation needs a C++20 compiler (g++ or clang++)")
@@ -28,7 +33,7 @@ def build(out: Path, source: str, include_dirs: list[Path]) -> Path:
         pytest.skip(f"{compiler} lacks C++20's <barrier>, which the CUDA emulation needs")
     binary = out / Path(source).stem
     done = subprocess.run(
-        [compiler, "-std=c++20", "-O1", "-pthread", f"-I{EMULATION}",
+        [compiler, "-std=c++20", "-O1", "-pthread", *flags, f"-I{EMULATION}",
          *(f"-I{d}" for d in include_dirs), str(EMULATION / source), "-o", str(binary)],
         capture_output=True, text=True,
     )
@@ -58,3 +63,138 @@ def nvcc_registers(source: str, out: Path, arch: str = "sm_90a",
     return {int(m[1]): int(m[2]) for m in re.finditer(
         r"entry function '_Z\d+k(\d+)P.*?Used (\d+) registers", done.stdout + done.stderr,
         re.S)}
+
+
+# ---- Metal: mx.fast.metal_kernel's wrapping, for the CPU (kernel_emulation/run_metal.cpp) ----
+
+# MLX's names for dtypes in the sources it generates (get_type_string)
+METAL_TYPES = {mx.uint8: "uint8_t", mx.float32: "float", mx.float16: "float16_t",
+               mx.bfloat16: "bfloat16_t"}
+# The attributes metal_kernel passes to a body that names them, in its order, with their types
+# (mlx/backend/metal/custom_kernel.cpp; those the emulation's launch provides: metal_on_cpu.h)
+METAL_ATTRIBUTES = (("simdgroup_index_in_threadgroup", "uint"),
+                    ("thread_index_in_simdgroup", "uint"),
+                    ("thread_index_in_threadgroup", "uint"),
+                    ("threadgroup_position_in_grid", "uint3"),
+                    ("threads_per_threadgroup", "uint3"))
+
+
+@dataclass(frozen=True)
+class MetalKernel:
+    """One instantiation of a kernel as ``mx.fast.metal_kernel(name, input_names,
+    output_names, body, header)`` builds it for a call with *template* and arrays of these
+    dtypes (each input of 8 elements or more: MLX passes smaller ones as ``constant``)."""
+
+    name: str
+    input_names: tuple[str, ...]
+    output_names: tuple[str, ...]
+    body: str
+    header: str
+    template: tuple[tuple[str, int | bool | mx.Dtype], ...]
+    input_dtypes: tuple[mx.Dtype, ...]
+    output_dtypes: tuple[mx.Dtype, ...]
+
+    def _arg(self, value: int | bool | mx.Dtype) -> str:
+        if isinstance(value, mx.Dtype):
+            return METAL_TYPES[value]
+        return str(int(value))  # MLX prints bools as 1 and 0
+
+    @property
+    def kernel_name(self) -> str:
+        """MLX's name: the template arguments, then the arrays' dtypes."""
+        args = ", ".join(self._arg(v) for _, v in self.template)
+        return "_".join([f"custom_kernel_{self.name}", re.sub(r"<|>|, ", "_", f"<{args}>")[:-1],
+                         *(METAL_TYPES[d] for d in self.input_dtypes + self.output_dtypes)])
+
+    def source(self) -> str:
+        """The function MLX's write_signature writes around the body (without the header): the
+        template arguments as template parameters (dtypes as typenames), each input with its
+        ``_shape`` where the body uses one, the outputs, then the attributes the body names.
+
+        The body's threadgroup arrays become ``static`` (one threadgroup runs at a time in
+        the emulation), by a rewrite of the text: Metal's ``threadgroup`` also qualifies
+        pointers, where ``static`` cannot stand, so a macro cannot serve both (metal_on_cpu.h
+        defines it as nothing)."""
+        kinds = {int: "int", bool: "bool"}
+        params = ", ".join(f"{'typename' if isinstance(v, mx.Dtype) else kinds[type(v)]} {k}"
+                           for k, v in self.template)
+        args = []
+        for name, dtype in zip(self.input_names, self.input_dtypes, strict=True):
+            args.append(f"const device {METAL_TYPES[dtype]}* {name}")
+            if f"{name}_shape" in self.body:
+                args.append(f"const constant int* {name}_shape")
+            if f"{name}_strides" in self.body or f"{name}_ndim" in self.body:
+                raise NotImplementedError("the emulation passes inputs' shapes alone")
+        args += [f"device {METAL_TYPES[d]}* {n}"
+                 for n, d in zip(self.output_names, self.output_dtypes, strict=True)]
+        args = [f"{a} [[buffer({i})]]" for i, a in enumerate(args)]
+        args += [f"{t} {a} [[{a}]]" for a, t in METAL_ATTRIBUTES if a in self.body]
+        body, arrays = re.subn(r"(?m)^(\s*)(threadgroup\s+[\w:]+\s+\w+\s*\[)", r"\1static \2",
+                               self.body)
+        if len(re.findall(r"(?m)^\s*threadgroup\b", self.body)) != arrays:
+            raise ValueError(f"{self.name}: a threadgroup declaration not of the form "
+                             "`threadgroup TYPE NAME[...]` (the emulation makes those static)")
+        return "\n".join([f"template <{params}>" if params else "",
+                          f"[[kernel]] void {self.kernel_name}(",
+                          ",\n".join(f"  {a}" for a in args) + ") {",
+                          body, "}"])
+
+    def launcher(self) -> str:
+        """The entry of run_metal.cpp's table that runs this kernel on a launch's buffers."""
+        args = []
+        for i, (name, dtype) in enumerate(zip(self.input_names, self.input_dtypes, strict=True)):
+            args.append(f"b.input<{METAL_TYPES[dtype]}>({i})")
+            if f"{name}_shape" in self.body:
+                args.append(f"b.shape({i})")
+        args += [f"b.output<{METAL_TYPES[d]}>()" for d in self.output_dtypes]
+        args += [f"p.{a}" for a, _ in METAL_ATTRIBUTES if a in self.body]
+        template = f"<{', '.join(self._arg(v) for _, v in self.template)}>" if self.template else ""
+        if len(self.output_names) != 1:
+            raise NotImplementedError("run_metal.cpp returns one output")
+        return (f'  {{"{self.kernel_name}", [](const Buffers& b) {{\n'
+                f"    launch(b.groups, b.threads, [&](const ThreadPosition& p) {{\n"
+                f"      {self.kernel_name}{template}({', '.join(args)});\n"
+                f"    }});\n  }}}},")
+
+
+def metal_program(kernels: Sequence[MetalKernel]) -> str:
+    """metal_kernels.inc for run_metal.cpp: the kernels' common header (MLX compiles one per
+    kernel), each kernel as `MetalKernel.source` writes it, and the table of launchers."""
+    headers = {k.header for k in kernels}
+    if len(headers) != 1:
+        raise ValueError("the kernels of one emulation share their header")
+    unique = {k.kernel_name: k for k in kernels}.values()
+    return "\n".join(["// Written by tests/emulation.py (metal_program).", headers.pop(),
+                      *(k.source() for k in unique),
+                      "#undef device", "#undef constant", "#undef thread", "#undef threadgroup",
+                      "const std::pair<const char*, Kernel> KERNELS[] = {",
+                      *(k.launcher() for k in unique), "};", ""])
+
+
+def build_metal(out: Path, kernels: Sequence[MetalKernel]) -> Path:
+    """run_metal.cpp with *kernels*, built in *out*."""
+    (out / "metal_kernels.inc").write_text(metal_program(kernels))
+    # [[kernel]] and [[buffer(i)]] stay in the text, as MLX writes them: g++ ignores them
+    return build(out, "run_metal.cpp", [out], ["-Wno-attributes"])
+
+
+def run_metal(binary: Path, kernel: MetalKernel, inputs: Sequence[tuple[np.ndarray, int,
+                                                                        tuple[int, ...]]],
+              grid: tuple[int, int, int], threadgroup: tuple[int, int, int],
+              output_shape: tuple[int, ...]) -> mx.array:
+    """*kernel* on the CPU: each input (its buffer's bytes, the offset where it starts in them,
+    its shape), a grid and threadgroups of threads along x as the kernel's call gives them; the
+    output (one, poisoned with NaN) as an array of the kernel's output dtype."""
+    if grid[1:] != (1, 1) or threadgroup[1:] != (1, 1):
+        raise NotImplementedError("the emulation launches one-dimensional grids")
+    args: list[object] = [kernel.kernel_name, grid[0], threadgroup[0], len(inputs)]
+    stdin = b""
+    for (buffer, offset, shape), dtype in zip(inputs, kernel.input_dtypes, strict=True):
+        nbytes = int(np.prod(shape)) * dtype.size
+        assert np.prod(shape) >= 8 and offset + nbytes <= buffer.nbytes
+        args += [offset, nbytes, len(shape), *shape]
+        stdin += buffer.tobytes()[: offset + nbytes]
+    dtype = kernel.output_dtypes[0]
+    args.append(int(np.prod(output_shape)) * dtype.size)
+    out = np.frombuffer(run(binary, args, stdin), np.uint8)
+    return mx.array(out).view(dtype).reshape(output_shape)

@@ -7,6 +7,9 @@ Each test body runs on three paths:
 * ``emulated_cuda``: the same CUDA sources compiled for the CPU (tests/kernel_emulation: one
   thread per CUDA thread, real barriers and shuffles, NaN-filled outputs), so CI checks the
   kernels' indexing, staging and reductions; needs a C++20 compiler;
+* ``emulated_metal``: the Metal sources, which no Apple compiler has seen, wrapped as
+  ``mx.fast.metal_kernel`` wraps them and compiled for the CPU the same way
+  (`emulation.metal_program`), launched as the library plans a Metal launch;
 * ``reference``: MLX's dequantization to float32, then MLX's matmul.
 
 The judge is float64 arithmetic on `gguf.quants.dequantize`'s values and on the activations
@@ -45,6 +48,7 @@ from vexel_core.quant.kernels import (
     library,
 )
 from vexel_core.quant.kernels.library import (
+    _INPUTS,
     ACTIVATION_TILES,
     CHUNK_ELEMS,
     GATED_ACTS,
@@ -52,6 +56,7 @@ from vexel_core.quant.kernels.library import (
     INT8_TILINGS,
     INT8_TYPES,
     Int8Tiling,
+    Op,
     _dequant_launch,
     _gemv_plan,
     _int8_launch,
@@ -67,9 +72,13 @@ FORMATS = {fmt.ggml_type: fmt for fmt in ALL_FORMATS}
 TYPES = sorted(KERNEL_TYPES, key=int)
 ROWS = 37
 EMULATED_ROWS = 9  # still not a multiple of 4; every CUDA thread is an OS thread there
+EMULATED = ("emulated_cuda", "emulated_metal")
 # Columns: 7 chunks of 32-element blocks (last one partial), 6 chunks of 256-element blocks.
 COLS = {32: 32 * 197, 256: 256 * 23}
-PATHS = [pytest.param("gguf_kernel", marks=pytest.mark.gpu), "emulated_cuda", "reference"]
+PATHS = [pytest.param("gguf_kernel", marks=pytest.mark.gpu), "emulated_cuda", "reference",
+         "emulated_metal"]
+N_TOKENS = [1, 3, 8, 33]  # activation rows of test_product_equals_reference
+HALF_DTYPES = [mx.bfloat16, mx.float16]  # test_half_precision_activations' (on 3 rows)
 NAN = float("nan")
 KERNELS = Path(__file__).parent.parent / "vexel_core" / "quant" / "kernels"
 
@@ -95,7 +104,7 @@ class Matrix:
 def matrix(ggml_type: T, rng: np.random.Generator, skip: int = 0, path: str = "",
            cols: int | None = None, rows: int | None = None) -> Matrix:
     cols = cols or COLS[FORMATS[ggml_type].block_elems]
-    rows = rows or (EMULATED_ROWS if path == "emulated_cuda" else ROWS)
+    rows = rows or (EMULATED_ROWS if path in EMULATED else ROWS)
     buffer = random_raw(ggml_type, rows + skip, cols, rng)
     values = gguf_dequantize(buffer[skip:], ggml_type).astype(np.float64)
     assert np.isfinite(values).all()
@@ -157,6 +166,50 @@ def emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
                            [KERNELS / "cuda", KERNELS / "common"])
 
 
+def metal_kernel(op: Op, launch: _Launch, input_dtypes: tuple[mx.Dtype, ...]
+                 ) -> emulation.MetalKernel:
+    """What ``KernelLibrary("metal")`` hands ``mx.fast.metal_kernel`` for *launch* of *op*."""
+    header, body = kernel_source("metal", op)
+    return emulation.MetalKernel(f"vx_{op}", tuple(_INPUTS[op]), ("y",), body, header,
+                                 tuple(launch.template), input_dtypes, (launch.dtype,))
+
+
+def metal_gemv(m: Matrix, x: mx.array) -> tuple[emulation.MetalKernel, _Launch]:
+    op, launch = _gemv_plan("metal", m.ggml_type, tuple(m.raw.shape), mx.uint8, tuple(x.shape),
+                            x.dtype, None, None)
+    return metal_kernel(op, launch, (mx.uint8, x.dtype)), launch
+
+
+def metal_dequant(m: Matrix, dtype: mx.Dtype) -> tuple[emulation.MetalKernel, _Launch]:
+    launch = _dequant_launch(m.ggml_type, tuple(m.raw.shape), mx.uint8, dtype)
+    return metal_kernel("dequant", launch, (mx.uint8,)), launch
+
+
+@pytest.fixture(scope="session")
+def metal_emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/kernel_emulation/run_metal.cpp with every Metal kernel the tests launch: the
+    product at each test's activation rows and dtypes, dequantization to float32 and bf16
+    (each instantiation costs compile time, so only those)."""
+    kernels = []
+    for ggml_type in TYPES:
+        m = matrix(ggml_type, np.random.default_rng(0), path="emulated_metal")
+        cols = m.values.shape[1]
+        for rows, dtype in [(n, mx.float32) for n in N_TOKENS] + [(3, d) for d in HALF_DTYPES]:
+            kernels.append(metal_gemv(m, mx.zeros((rows, cols), dtype))[0])
+        kernels += [metal_dequant(m, dtype)[0] for dtype in (mx.float32, mx.bfloat16)]
+    return emulation.build_metal(tmp_path_factory.mktemp("metal"), kernels)
+
+
+def emulated_metal(kernel: emulation.MetalKernel, launch: _Launch, m: Matrix,
+                   request: pytest.FixtureRequest, *more: mx.array) -> mx.array:
+    """*kernel* in the emulation on the weight (`m.skip` rows into its buffer, as MLX binds a
+    view) and *more* inputs, with the library's grid and threadgroup."""
+    inputs = [(m.buffer, m.skip * m.buffer.shape[1], tuple(m.raw.shape)),
+              *((np.array(a.view(mx.uint8)), 0, tuple(a.shape)) for a in more)]
+    return emulation.run_metal(request.getfixturevalue("metal_emulator"), kernel, inputs,
+                               launch.grid, launch.threadgroup, launch.shape)
+
+
 def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
             tiling: tuple[int, int, int] | Int8Tiling | None = None) -> mx.array:
     """``x @ W.T`` by *path*: the matrix-vector kernels (any row count: more than 8 repeats the
@@ -185,6 +238,9 @@ def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
         y = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()
                                         + np.array(x.view(mx.uint8)).tobytes()), np.uint8)
         return mx.array(y).view(x.dtype).reshape(x.shape[0], m.rows)
+    if path == "emulated_metal":
+        assert tiling is None, "the Metal emulation runs the library's tiling"
+        return emulated_metal(*metal_gemv(m, x), m, request, x)
     w = FORMATS[m.ggml_type].dequantize_mlx(m.raw)
     return x.astype(mx.float32) @ w.T
 
@@ -214,11 +270,13 @@ def dequantized(path: str, m: Matrix, dtype: mx.Dtype, request: pytest.FixtureRe
         w = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()), np.float32)
         w = w.reshape(m.rows, -1)
         return mx.array(w).astype(dtype)  # the emulation writes float32; rounding as the GPU's
+    if path == "emulated_metal":
+        return emulated_metal(*metal_dequant(m, dtype), m, request)
     return FORMATS[m.ggml_type].dequantize_mlx(m.raw).astype(dtype)
 
 
 @pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize("n_tokens", [1, 3, 8, 33])
+@pytest.mark.parametrize("n_tokens", N_TOKENS)
 @pytest.mark.parametrize("ggml_type", TYPES, ids=lambda t: t.name)
 def test_product_equals_reference(
     path: str, ggml_type: T, n_tokens: int, rng: np.random.Generator,
@@ -233,7 +291,7 @@ def test_product_equals_reference(
 
 
 @pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize("dtype", [mx.bfloat16, mx.float16], ids=["bf16", "f16"])
+@pytest.mark.parametrize("dtype", HALF_DTYPES, ids=["bf16", "f16"])
 @pytest.mark.parametrize("ggml_type", TYPES, ids=lambda t: t.name)
 def test_half_precision_activations(
     path: str, ggml_type: T, dtype: mx.Dtype, rng: np.random.Generator,

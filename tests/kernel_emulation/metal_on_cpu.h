@@ -1,0 +1,140 @@
+// Just enough of Metal (and of what MLX's metal/utils.h gives kernels) to compile the real
+// metal/*.metal sources of the quant kernels as C++20 for the CPU (tests/emulation.py,
+// metal_program, wraps each body as mx.fast.metal_kernel does). Every Metal thread is a
+// std::thread; one threadgroup runs at a time, so threadgroup arrays are static (the builder
+// prefixes their declarations with `static`); simdgroups of 32 threads meet at real barriers,
+// and simd_sum goes through memory.
+#pragma once
+// The standard headers come first: the address-space macros at the end of this file would
+// break them (std::thread, a `device` parameter).
+#include <algorithm>
+#include <barrier>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+using uint = unsigned;
+using ushort = uint16_t;
+using uchar = uint8_t;
+using half = _Float16;  // IEEE binary16 with round-to-nearest-even conversions, as Metal's
+using float16_t = half;  // MLX's name for float16 (get_type_string)
+
+struct bfloat16_t {  // MLX's bfloat16: float's top half, rounded to nearest even
+  uint16_t bits;
+  bfloat16_t() = default;
+  bfloat16_t(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    bits = uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+  }
+  explicit operator float() const {
+    const uint32_t u = uint32_t(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+};
+
+// Vector types with Metal's sizes and alignments (a uint4 or float4 is 16-byte aligned).
+struct float2 {
+  float x, y;
+  float2() = default;
+  float2(float a, float b) : x(a), y(b) {}
+};
+struct half4;
+struct alignas(16) float4 {
+  float x, y, z, w;
+  float4() = default;
+  float4(float a, float b, float c, float d) : x(a), y(b), z(c), w(d) {}
+  explicit float4(const half4& h);
+};
+struct alignas(8) half4 {
+  half x, y, z, w;
+  half4() = default;
+  explicit half4(const float4& f) : x(half(f.x)), y(half(f.y)), z(half(f.z)), w(half(f.w)) {}
+};
+inline float4::float4(const half4& h) : x(float(h.x)), y(float(h.y)), z(float(h.z)), w(float(h.w)) {}
+struct char4 { int8_t x, y, z, w; };
+struct alignas(16) uint4 { uint x, y, z, w; };
+struct uint3 { uint x, y, z; };
+
+namespace metal {
+
+enum class mem_flags { mem_none, mem_device, mem_threadgroup };
+
+template <class To, class From>
+inline To as_type(From v) {
+  static_assert(sizeof(To) == sizeof(From), "as_type reinterprets equal sizes");
+  To r;
+  std::memcpy(&r, &v, sizeof(To));
+  return r;
+}
+inline float fma(float a, float b, float c) { return std::fma(a, b, c); }  // one rounding
+template <class V>
+inline V min(V a, V b) { return b < a ? b : a; }
+template <class V>
+inline V max(V a, V b) { return a < b ? b : a; }
+inline float dot(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+
+// This thread's simdgroup and threadgroup, set by launch().
+struct Group {
+  std::barrier<>* simd;
+  std::barrier<>* threadgroup;
+  float* simd_slots;  // 32 floats shared by the simdgroup's lanes
+  uint lane;
+};
+inline thread_local Group group;
+
+inline void simdgroup_barrier(mem_flags) { group.simd->arrive_and_wait(); }
+inline void threadgroup_barrier(mem_flags) { group.threadgroup->arrive_and_wait(); }
+// The sum over the 32 lanes, the same value in each (the GPU's order of additions is its own).
+inline float simd_sum(float v) {
+  group.simd_slots[group.lane] = v;
+  simdgroup_barrier(mem_flags::mem_threadgroup);
+  float s = 0.0f;
+  for (int i = 0; i < 32; ++i) s += group.simd_slots[i];
+  simdgroup_barrier(mem_flags::mem_threadgroup);
+  return s;
+}
+
+}  // namespace metal
+
+// The attributes a kernel may take ([[thread_index_in_simdgroup]] ...), for one thread.
+struct ThreadPosition {
+  uint thread_index_in_simdgroup, simdgroup_index_in_threadgroup, thread_index_in_threadgroup;
+  uint3 threadgroup_position_in_grid, threads_per_threadgroup;
+};
+
+// dispatch_threads(grid, threadgroup) as MLX calls it, for a grid of whole threadgroups of
+// whole simdgroups: body(position) on `threads` threads for each of `groups` threadgroups, one
+// threadgroup at a time (the threads meet at a barrier between them, as the static
+// threadgroup arrays are reused).
+template <class Body>
+void launch(uint groups, uint threads, Body body) {
+  std::barrier<> threadgroup(threads), between_groups(threads);
+  std::vector<std::unique_ptr<std::barrier<>>> simds;
+  for (uint s = 0; s < threads / 32; ++s) simds.emplace_back(new std::barrier<>(32));
+  std::vector<float> slots(threads);
+  std::vector<std::thread> pool;
+  for (uint t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      metal::group = {simds[t / 32].get(), &threadgroup, slots.data() + t / 32 * 32, t % 32};
+      ThreadPosition p{t % 32, t / 32, t, {0, 0, 0}, {threads, 1, 1}};
+      for (uint g = 0; g < groups; ++g) {
+        p.threadgroup_position_in_grid.x = g;
+        body(p);
+        between_groups.arrive_and_wait();
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+}
+
+// Metal's address spaces: plain memory here. Macros, defined after every standard header.
+#define device
+#define constant
+#define thread
+#define threadgroup
