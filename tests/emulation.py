@@ -112,9 +112,10 @@ class MetalKernel:
         ``_shape`` where the body uses one, the outputs, then the attributes the body names.
 
         The body's threadgroup arrays become ``static`` (one threadgroup runs at a time in
-        the emulation), by a rewrite of the text: Metal's ``threadgroup`` also qualifies
-        pointers, where ``static`` cannot stand, so a macro cannot serve both (metal_on_cpu.h
-        defines it as nothing)."""
+        the emulation), filled with NaN bytes as each threadgroup starts (a GPU leaves them
+        undefined, the CPU would keep the last threadgroup's values), by a rewrite of the
+        text: Metal's ``threadgroup`` also qualifies pointers, where ``static`` cannot stand,
+        so a macro cannot serve both (metal_on_cpu.h defines it as nothing)."""
         kinds = {int: "int", bool: "bool"}
         params = ", ".join(f"{'typename' if isinstance(v, mx.Dtype) else kinds[type(v)]} {k}"
                            for k, v in self.template)
@@ -129,8 +130,8 @@ class MetalKernel:
                  for n, d in zip(self.output_names, self.output_dtypes, strict=True)]
         args = [f"{a} [[buffer({i})]]" for i, a in enumerate(args)]
         args += [f"{t} {a} [[{a}]]" for a, t in METAL_ATTRIBUTES if a in self.body]
-        body, arrays = re.subn(r"(?m)^(\s*)(threadgroup\s+[\w:]+\s+\w+\s*\[)", r"\1static \2",
-                               self.body)
+        body, arrays = re.subn(r"(?m)^(\s*)(threadgroup\s+[\w:]+\s+(\w+)\s*\[[^;]*\];)",
+                               r"\1static \2 poison_threadgroup_array(\3);", self.body)
         if len(re.findall(r"(?m)^\s*threadgroup\b", self.body)) != arrays:
             raise ValueError(f"{self.name}: a threadgroup declaration not of the form "
                              "`threadgroup TYPE NAME[...]` (the emulation makes those static)")

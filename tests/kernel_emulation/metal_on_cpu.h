@@ -84,7 +84,7 @@ struct Group {
   std::barrier<>* simd;
   std::barrier<>* threadgroup;
   float* simd_slots;  // 32 floats shared by the simdgroup's lanes
-  uint lane;
+  uint lane, index;  // in the simdgroup, in the threadgroup
 };
 inline thread_local Group group;
 
@@ -101,6 +101,15 @@ inline float simd_sum(float v) {
 }
 
 }  // namespace metal
+
+// A threadgroup array (static here) as each threadgroup finds it: 0xFF bytes, NaN in floats,
+// so that a read before any write shows. tests/emulation.py calls this after each declaration,
+// where every thread passes; launch() has made the last threadgroup finish.
+template <class A>
+inline void poison_threadgroup_array(A& array) {
+  if (metal::group.index == 0) std::memset(&array, 0xFF, sizeof(A));
+  metal::threadgroup_barrier(metal::mem_flags::mem_threadgroup);
+}
 
 // The attributes a kernel may take ([[thread_index_in_simdgroup]] ...), for one thread.
 struct ThreadPosition {
@@ -121,7 +130,7 @@ void launch(uint groups, uint threads, Body body) {
   std::vector<std::thread> pool;
   for (uint t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
-      metal::group = {simds[t / 32].get(), &threadgroup, slots.data() + t / 32 * 32, t % 32};
+      metal::group = {simds[t / 32].get(), &threadgroup, slots.data() + t / 32 * 32, t % 32, t};
       ThreadPosition p{t % 32, t / 32, t, {0, 0, 0}, {threads, 1, 1}};
       for (uint g = 0; g < groups; ++g) {
         p.threadgroup_position_in_grid.x = g;

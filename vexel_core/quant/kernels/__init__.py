@@ -13,8 +13,8 @@ Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
 
 Backends: CUDA (``cuda/``) and Metal (``metal/``), same names and tiling. The CUDA kernels
 passed their GPU tests on an H200 and are CUDA's default path (`vexel_core.quant.selection`);
-the Metal ones have never been compiled, so Metal uses them only when forced
-(``engine.quant_path = "kernel"``).
+the Metal ones have never been compiled by Apple's compiler (CI runs them on the CPU as C++,
+tests/emulation.py), so Metal uses them only when forced (``engine.quant_path = "kernel"``).
 """
 
 from __future__ import annotations

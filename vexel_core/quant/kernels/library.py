@@ -20,8 +20,11 @@ What is verified (notes/gpu-kernels.md): on an H200, the CUDA kernels equal the 
 their formats (tests/test_quant_kernels.py, marked ``gpu``; ``gemv_int8`` with x rounded as it
 rounds it); off the GPU, the format decoding equals `gguf.quants.dequantize` bit for bit, and
 the kernels run on the CPU under an emulation of CUDA threads in CI. The Metal sources keep
-the same names and tiling; they pass a C++ syntax check but have never been compiled by a
-Metal compiler or run (no Apple machine here).
+the same names and tiling; they have never been compiled by a Metal compiler or run on a GPU
+(no Apple machine here). In CI they are compiled as C++ and run on the CPU, each body wrapped
+as `mx.fast.metal_kernel` wraps it and launched as planned here (tests/emulation.py,
+metal_program), against the same reference as CUDA's; what that cannot check is Metal's own
+compiler: its address spaces, alignment rules and the 32 KiB of threadgroup memory.
 """
 
 from __future__ import annotations

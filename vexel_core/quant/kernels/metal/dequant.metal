@@ -1,5 +1,6 @@
 // Body of the dequantization kernel (template arguments: GGML_TYPE, T, WARPS).
-// NEVER COMPILED OR RUN: no Apple machine exists where this project is developed.
+// NEVER COMPILED OR RUN by Apple's Metal compiler or on a GPU: no Apple machine exists where
+// this project is developed. Emulated on the CPU as C++ (tests/emulation.py, metal_program).
 typedef typename vx::FormatOf<GGML_TYPE>::type F;
 threadgroup uint4 stage_words[WARPS * vx::Chunk<F>::SLOT / 16];  // 16-aligned
 threadgroup float2 scales[WARPS * vx::Chunk<F>::GROUPS];

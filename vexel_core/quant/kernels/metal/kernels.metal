@@ -4,7 +4,8 @@
 // declared in the kernel body (gemv.metal, dequant.metal) and passed in; staging uses plain
 // 2-byte loads (no cp.async), so STAGES only rotates buffers; the library defaults to
 // STAGES = 1 to stay inside Apple GPUs' 32 KiB of threadgroup memory.
-// NEVER COMPILED OR RUN: no Apple machine exists where this project is developed.
+// NEVER COMPILED OR RUN by Apple's Metal compiler or on a GPU: no Apple machine exists where
+// this project is developed. Emulated on the CPU as C++ (tests/emulation.py, metal_program).
 
 namespace vx {
 

@@ -1,5 +1,6 @@
 // Memory helpers of the GGUF kernels: the Metal twin of cuda/memory.cuh.
-// NEVER COMPILED OR RUN: no Apple machine exists where this project is developed.
+// NEVER COMPILED OR RUN by Apple's Metal compiler or on a GPU: no Apple machine exists where
+// this project is developed. Emulated on the CPU as C++ (tests/emulation.py, metal_program).
 
 namespace vx {
 

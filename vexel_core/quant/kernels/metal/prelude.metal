@@ -1,6 +1,7 @@
 // Metal prelude of the GGUF kernels: what the backend-neutral sources (common/decode.h,
 // common/formats.h) need from Metal. The twin of cuda/prelude.cuh.
-// NEVER COMPILED OR RUN: no Apple machine exists where this project is developed.
+// NEVER COMPILED OR RUN by Apple's Metal compiler or on a GPU: no Apple machine exists where
+// this project is developed. Emulated on the CPU as C++ (tests/emulation.py, metal_program).
 
 #define VX_FN inline
 #define VX_SMEM threadgroup  // staged bytes
