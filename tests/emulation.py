@@ -20,17 +20,24 @@ import pytest
 EMULATION = Path(__file__).parent / "kernel_emulation"
 
 
-def build(out: Path, source: str, include_dirs: list[Path], flags: Sequence[str] = ()) -> Path:
-    """Compile ``kernel_emulation/<source>`` into *out* (with *flags*); skips the test where
-    no C++20 compiler with ``<barrier>`` exists."""
+def cxx20(out: Path) -> str:
+    """The C++20 compiler, tried in *out*; skips the test where none with ``<barrier>``
+    exists."""
     compiler = shutil.which("g++") or shutil.which("clang++")
     if compiler is None:
-        pytest.skip("the CUDA emulation needs a C++20 compiler (g++ or clang++)")
+        pytest.skip("the kernel emulations need a C++20 compiler (g++ or clang++)")
     probe = out / "probe.cpp"
     probe.write_text("#include <barrier>\nint main() { std::barrier<> b(1); }\n")
     if subprocess.run([compiler, "-std=c++20", "-pthread", str(probe), "-o", str(out / "probe")],
                       capture_output=True).returncode:
-        pytest.skip(f"{compiler} lacks C++20's <barrier>, which the CUDA emulation needs")
+        pytest.skip(f"{compiler} lacks C++20's <barrier>, which the kernel emulations need")
+    return compiler
+
+
+def build(out: Path, source: str, include_dirs: list[Path], flags: Sequence[str] = ()) -> Path:
+    """Compile ``kernel_emulation/<source>`` into *out* (with *flags*); skips the test where
+    no C++20 compiler with ``<barrier>`` exists."""
+    compiler = cxx20(out)
     binary = out / Path(source).stem
     done = subprocess.run(
         [compiler, "-std=c++20", "-O1", "-pthread", *flags, f"-I{EMULATION}",
@@ -172,11 +179,33 @@ def metal_program(kernels: Sequence[MetalKernel]) -> str:
                       *(k.launcher() for k in unique), "};", ""])
 
 
+# [[kernel]] and [[buffer(i)]] stay in the text, as MLX writes them: g++ ignores them
+METAL_FLAGS = ("-Wno-attributes",)
+
+
 def build_metal(out: Path, kernels: Sequence[MetalKernel]) -> Path:
     """run_metal.cpp with *kernels*, built in *out*."""
     (out / "metal_kernels.inc").write_text(metal_program(kernels))
-    # [[kernel]] and [[buffer(i)]] stay in the text, as MLX writes them: g++ ignores them
-    return build(out, "run_metal.cpp", [out], ["-Wno-attributes"])
+    return build(out, "run_metal.cpp", [out], METAL_FLAGS)
+
+
+def metal_address_space_errors(out: Path, kernels: Sequence[MetalKernel]) -> dict[str, str]:
+    """The compiler's errors, per address space, where *kernels*' sources let a pointer into
+    threadgroup or device memory become one into another space (metal_on_cpu.h: that space made
+    ``volatile``, syntax only); empty strings where none."""
+    compiler = cxx20(out)
+    (out / "metal_kernels.inc").write_text(metal_program(kernels))
+    errors = {}
+    for space in ("threadgroup", "device"):
+        done = subprocess.run(
+            [compiler, "-std=c++20", "-fsyntax-only", *METAL_FLAGS,
+             f"-DVX_VOLATILE_{space.upper()}", f"-I{EMULATION}", f"-I{out}",
+             str(EMULATION / "run_metal.cpp")], capture_output=True, text=True)
+        lines = done.stderr.splitlines()  # each error, then the line of source it quotes
+        errors[space] = "\n".join(f"{line}\n{lines[i + 1] if i + 1 < len(lines) else ''}"
+                                  for i, line in enumerate(lines) if "error" in line)
+        assert done.returncode == 0 or errors[space], done.stderr[-4000:]
+    return errors
 
 
 def run_metal(binary: Path, kernel: MetalKernel, inputs: Sequence[tuple[np.ndarray, int,

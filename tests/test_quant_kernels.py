@@ -185,11 +185,10 @@ def metal_dequant(m: Matrix, dtype: mx.Dtype) -> tuple[emulation.MetalKernel, _L
     return metal_kernel("dequant", launch, (mx.uint8,)), launch
 
 
-@pytest.fixture(scope="session")
-def metal_emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """tests/kernel_emulation/run_metal.cpp with every Metal kernel the tests launch: the
-    product at each test's activation rows and dtypes, dequantization to float32 and bf16
-    (each instantiation costs compile time, so only those)."""
+def metal_kernels() -> list[emulation.MetalKernel]:
+    """Every Metal kernel the tests launch: the product at each test's activation rows and
+    dtypes, dequantization to float32 and bf16 (each instantiation costs compile time, so
+    only those)."""
     kernels = []
     for ggml_type in TYPES:
         m = matrix(ggml_type, np.random.default_rng(0), path="emulated_metal")
@@ -197,7 +196,21 @@ def metal_emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for rows, dtype in [(n, mx.float32) for n in N_TOKENS] + [(3, d) for d in HALF_DTYPES]:
             kernels.append(metal_gemv(m, mx.zeros((rows, cols), dtype))[0])
         kernels += [metal_dequant(m, dtype)[0] for dtype in (mx.float32, mx.bfloat16)]
-    return emulation.build_metal(tmp_path_factory.mktemp("metal"), kernels)
+    return kernels
+
+
+@pytest.fixture(scope="session")
+def metal_emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/kernel_emulation/run_metal.cpp with `metal_kernels`."""
+    return emulation.build_metal(tmp_path_factory.mktemp("metal"), metal_kernels())
+
+
+def test_metal_sources_keep_address_spaces_apart(tmp_path: Path) -> None:
+    # Metal has no generic address space: a threadgroup or device pointer converted to another
+    # space does not compile there, while the emulation, where all are plain memory, would run
+    # it. Made volatile in turn, each space shows such a conversion as a C++ error.
+    errors = emulation.metal_address_space_errors(tmp_path, metal_kernels())
+    assert errors == {"threadgroup": "", "device": ""}, "\n".join(errors.values())
 
 
 def emulated_metal(kernel: emulation.MetalKernel, launch: _Launch, m: Matrix,

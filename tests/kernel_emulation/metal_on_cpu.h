@@ -16,6 +16,25 @@
 #include <thread>
 #include <vector>
 
+// Metal's address spaces are disjoint: a threadgroup pointer never converts to a device or
+// thread one. tests/emulation.py (check_metal_address_spaces) checks that the sources keep
+// them apart by compiling them with -DVX_VOLATILE_THREADGROUP or -DVX_VOLATILE_DEVICE: that
+// space becomes `volatile`, which C++ will not drop silently (nor these types' copies, given
+// the copies below that the check adds; adding volatile passes, so a conversion into that
+// space goes unseen). Syntax only: the emulation runs with plain memory.
+#if defined(VX_VOLATILE_THREADGROUP) || defined(VX_VOLATILE_DEVICE)
+#define VX_VOLATILE_COPIES(T)                                                           \
+  T(const T&) = default;                                                                \
+  T& operator=(const T&) = default;                                                     \
+  T(const volatile T& o) { std::memcpy(this, const_cast<const T*>(&o), sizeof(T)); }   \
+  T& operator=(const volatile T& o) { return *this = T(o); }                            \
+  void operator=(const T& o) volatile { std::memcpy(const_cast<T*>(this), &o, sizeof(T)); }
+#define VX_VOLATILE_READ const volatile
+#else
+#define VX_VOLATILE_COPIES(T)
+#define VX_VOLATILE_READ const
+#endif
+
 using uint = unsigned;
 using ushort = uint16_t;
 using uchar = uint8_t;
@@ -30,7 +49,8 @@ struct bfloat16_t {  // MLX's bfloat16: float's top half, rounded to nearest eve
     std::memcpy(&u, &f, 4);
     bits = uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
   }
-  explicit operator float() const {
+  VX_VOLATILE_COPIES(bfloat16_t)
+  explicit operator float() VX_VOLATILE_READ {
     const uint32_t u = uint32_t(bits) << 16;
     float f;
     std::memcpy(&f, &u, 4);
@@ -43,22 +63,29 @@ struct float2 {
   float x, y;
   float2() = default;
   float2(float a, float b) : x(a), y(b) {}
+  VX_VOLATILE_COPIES(float2)
 };
 struct half4;
 struct alignas(16) float4 {
   float x, y, z, w;
   float4() = default;
   float4(float a, float b, float c, float d) : x(a), y(b), z(c), w(d) {}
-  explicit float4(const half4& h);
+  explicit float4(half4 h);
+  VX_VOLATILE_COPIES(float4)
 };
 struct alignas(8) half4 {
   half x, y, z, w;
   half4() = default;
   explicit half4(const float4& f) : x(half(f.x)), y(half(f.y)), z(half(f.z)), w(half(f.w)) {}
+  VX_VOLATILE_COPIES(half4)
 };
-inline float4::float4(const half4& h) : x(float(h.x)), y(float(h.y)), z(float(h.z)), w(float(h.w)) {}
+inline float4::float4(half4 h) : x(float(h.x)), y(float(h.y)), z(float(h.z)), w(float(h.w)) {}
 struct char4 { int8_t x, y, z, w; };
-struct alignas(16) uint4 { uint x, y, z, w; };
+struct alignas(16) uint4 {
+  uint x, y, z, w;
+  uint4() = default;
+  VX_VOLATILE_COPIES(uint4)
+};
 struct uint3 { uint x, y, z; };
 
 namespace metal {
@@ -107,7 +134,7 @@ inline float simd_sum(float v) {
 // where every thread passes; launch() has made the last threadgroup finish.
 template <class A>
 inline void poison_threadgroup_array(A& array) {
-  if (metal::group.index == 0) std::memset(&array, 0xFF, sizeof(A));
+  if (metal::group.index == 0) std::memset((void*)&array, 0xFF, sizeof(A));  // (void*): the check's volatile
   metal::threadgroup_barrier(metal::mem_flags::mem_threadgroup);
 }
 
@@ -142,8 +169,17 @@ void launch(uint groups, uint threads, Body body) {
   for (auto& t : pool) t.join();
 }
 
-// Metal's address spaces: plain memory here. Macros, defined after every standard header.
+// Metal's address spaces: plain memory here (or volatile, in the check above). Macros,
+// defined after every standard header.
+#ifdef VX_VOLATILE_DEVICE
+#define device volatile
+#else
 #define device
+#endif
+#ifdef VX_VOLATILE_THREADGROUP
+#define threadgroup volatile
+#else
+#define threadgroup
+#endif
 #define constant
 #define thread
-#define threadgroup

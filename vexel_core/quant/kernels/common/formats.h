@@ -155,7 +155,7 @@ struct Nibble256 {
   static VX_FN int group_of(int p, int run) { return 2 * (p >> 3) + run; }
   // ggml's get_scale_min_k4 on the scales at b + 4, times d and dmin at b and b + 2.
   static VX_FN float2 group(VX_SMEM const uint8_t* b, int j) {
-    const uint8_t* s = b + 4;
+    VX_SMEM const uint8_t* s = b + 4;  // Metal: still threadgroup memory (no generic space)
     uint32_t sc, m;
     if (j < 4) {
       sc = ld_u8(s + j) & 63u;
