@@ -49,9 +49,13 @@ def build(out: Path, source: str, include_dirs: list[Path], flags: Sequence[str]
 
 
 def run(binary: Path, args: list[object], stdin: bytes) -> bytes:
+    return run_with_stderr(binary, args, stdin)[0]
+
+
+def run_with_stderr(binary: Path, args: list[object], stdin: bytes) -> tuple[bytes, str]:
     done = subprocess.run([str(binary), *map(str, args)], input=stdin, capture_output=True)
     assert done.returncode == 0, f"{binary.name} {args} exited with {done.returncode}"
-    return done.stdout
+    return done.stdout, done.stderr.decode()
 
 
 def nvcc_registers(source: str, out: Path, arch: str = "sm_90a",
@@ -179,6 +183,7 @@ def metal_program(kernels: Sequence[MetalKernel]) -> str:
                       *(k.launcher() for k in unique), "};", ""])
 
 
+METAL_THREADGROUP_MEMORY = 32 * 1024  # bytes a threadgroup may declare on Apple GPUs
 # [[kernel]] and [[buffer(i)]] stay in the text, as MLX writes them: g++ ignores them
 METAL_FLAGS = ("-Wno-attributes",)
 
@@ -214,7 +219,8 @@ def run_metal(binary: Path, kernel: MetalKernel, inputs: Sequence[tuple[np.ndarr
               output_shape: tuple[int, ...]) -> mx.array:
     """*kernel* on the CPU: each input (its buffer's bytes, the offset where it starts in them,
     its shape), a grid and threadgroups of threads along x as the kernel's call gives them; the
-    output (one, poisoned with NaN) as an array of the kernel's output dtype."""
+    output (one, poisoned with NaN) as an array of the kernel's output dtype. Fails where the
+    kernel declares more threadgroup memory than Apple GPUs have."""
     if grid[1:] != (1, 1) or threadgroup[1:] != (1, 1):
         raise NotImplementedError("the emulation launches one-dimensional grids")
     args: list[object] = [kernel.kernel_name, grid[0], threadgroup[0], len(inputs)]
@@ -226,5 +232,8 @@ def run_metal(binary: Path, kernel: MetalKernel, inputs: Sequence[tuple[np.ndarr
         stdin += buffer.tobytes()[: offset + nbytes]
     dtype = kernel.output_dtypes[0]
     args.append(int(np.prod(output_shape)) * dtype.size)
-    out = np.frombuffer(run(binary, args, stdin), np.uint8)
-    return mx.array(out).view(dtype).reshape(output_shape)
+    out, report = run_with_stderr(binary, args, stdin)
+    used = int(re.search(r"threadgroup memory: (\d+) bytes", report)[1])  # type: ignore[index]
+    assert used <= METAL_THREADGROUP_MEMORY, f"{kernel.kernel_name}: {used} bytes of " \
+        f"threadgroup memory, over the {METAL_THREADGROUP_MEMORY} an Apple GPU has"
+    return mx.array(np.frombuffer(out, np.uint8)).view(dtype).reshape(output_shape)

@@ -112,6 +112,7 @@ struct Group {
   std::barrier<>* threadgroup;
   float* simd_slots;  // 32 floats shared by the simdgroup's lanes
   uint lane, index;  // in the simdgroup, in the threadgroup
+  uint position;     // the threadgroup's, in the grid
 };
 inline thread_local Group group;
 
@@ -129,12 +130,19 @@ inline float simd_sum(float v) {
 
 }  // namespace metal
 
+// The threadgroup memory a launch's kernel declares, in bytes (Apple GPUs give a threadgroup
+// 32 KiB; run_metal.cpp reports it, tests/emulation.py checks it).
+inline size_t threadgroup_bytes = 0;
+
 // A threadgroup array (static here) as each threadgroup finds it: 0xFF bytes, NaN in floats,
 // so that a read before any write shows. tests/emulation.py calls this after each declaration,
 // where every thread passes; launch() has made the last threadgroup finish.
 template <class A>
 inline void poison_threadgroup_array(A& array) {
-  if (metal::group.index == 0) std::memset((void*)&array, 0xFF, sizeof(A));  // (void*): the check's volatile
+  if (metal::group.index == 0) {
+    std::memset((void*)&array, 0xFF, sizeof(A));  // (void*): the check's volatile
+    if (metal::group.position == 0) threadgroup_bytes += sizeof(A);
+  }
   metal::threadgroup_barrier(metal::mem_flags::mem_threadgroup);
 }
 
@@ -157,10 +165,10 @@ void launch(uint groups, uint threads, Body body) {
   std::vector<std::thread> pool;
   for (uint t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
-      metal::group = {simds[t / 32].get(), &threadgroup, slots.data() + t / 32 * 32, t % 32, t};
+      metal::group = {simds[t / 32].get(), &threadgroup, slots.data() + t / 32 * 32, t % 32, t, 0};
       ThreadPosition p{t % 32, t / 32, t, {0, 0, 0}, {threads, 1, 1}};
       for (uint g = 0; g < groups; ++g) {
-        p.threadgroup_position_in_grid.x = g;
+        p.threadgroup_position_in_grid.x = metal::group.position = g;
         body(p);
         between_groups.arrive_and_wait();
       }

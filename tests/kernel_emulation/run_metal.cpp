@@ -5,7 +5,8 @@
 //   run_metal KERNEL GRID THREADGROUP INPUTS [OFFSET BYTES NDIM DIM...]... OUT_BYTES  > output
 // GRID and THREADGROUP: threads along x, as given to the kernel's call; OFFSET: where the
 // input starts in its buffer (an MLX view), which is 16-byte aligned like a Metal buffer. The
-// output is filled with 0xFF bytes first: NaN in float32, float16 and bfloat16.
+// output is filled with 0xFF bytes first: NaN in float32, float16 and bfloat16. Reports the
+// threadgroup memory the kernel declares on stderr.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -67,6 +68,7 @@ int main(int argc, char** argv) {
     if (name == kernel_name) {
       run(b);
       fwrite(b.out, 1, out_bytes, stdout);
+      fprintf(stderr, "threadgroup memory: %zu bytes\n", threadgroup_bytes);
       return 0;
     }
   }
