@@ -184,8 +184,10 @@ def metal_program(kernels: Sequence[MetalKernel]) -> str:
 
 
 METAL_THREADGROUP_MEMORY = 32 * 1024  # bytes a threadgroup may declare on Apple GPUs
-# [[kernel]] and [[buffer(i)]] stay in the text, as MLX writes them: g++ ignores them
-METAL_FLAGS = ("-Wno-attributes",)
+# [[kernel]] and [[buffer(i)]] stay in the text, as MLX writes them: g++ ignores them. A Metal
+# load through a float4 or half4 pointer needs that type's alignment (16, 8), which x86 does
+# not: the sanitizer stops the emulation at a misaligned one.
+METAL_FLAGS = ("-Wno-attributes", "-fsanitize=alignment", "-fno-sanitize-recover=alignment")
 
 
 def build_metal(out: Path, kernels: Sequence[MetalKernel]) -> Path:
