@@ -235,7 +235,8 @@ def run_metal(binary: Path, kernel: MetalKernel, inputs: Sequence[tuple[np.ndarr
     dtype = kernel.output_dtypes[0]
     args.append(int(np.prod(output_shape)) * dtype.size)
     out, report = run_with_stderr(binary, args, stdin)
-    used = int(re.search(r"threadgroup memory: (\d+) bytes", report)[1])  # type: ignore[index]
-    assert used <= METAL_THREADGROUP_MEMORY, f"{kernel.kernel_name}: {used} bytes of " \
-        f"threadgroup memory, over the {METAL_THREADGROUP_MEMORY} an Apple GPU has"
+    found = re.search(r"threadgroup memory: (\d+) bytes", report)
+    assert found, report
+    assert int(found[1]) <= METAL_THREADGROUP_MEMORY, f"{kernel.kernel_name}: {found[1]} " \
+        f"bytes of threadgroup memory, over the {METAL_THREADGROUP_MEMORY} an Apple GPU has"
     return mx.array(np.frombuffer(out, np.uint8)).view(dtype).reshape(output_shape)

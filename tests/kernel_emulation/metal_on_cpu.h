@@ -17,7 +17,7 @@
 #include <vector>
 
 // Metal's address spaces are disjoint: a threadgroup pointer never converts to a device or
-// thread one. tests/emulation.py (check_metal_address_spaces) checks that the sources keep
+// thread one. tests/emulation.py (metal_address_space_errors) checks that the sources keep
 // them apart by compiling them with -DVX_VOLATILE_THREADGROUP or -DVX_VOLATILE_DEVICE: that
 // space becomes `volatile`, which C++ will not drop silently (nor these types' copies, given
 // the copies below that the check adds; adding volatile passes, so a conversion into that
