@@ -120,7 +120,8 @@ class MetalKernel:
     def source(self) -> str:
         """The function MLX's write_signature writes around the body (without the header): the
         template arguments as template parameters (dtypes as typenames), each input with its
-        ``_shape`` where the body uses one, the outputs, then the attributes the body names.
+        ``_shape`` where the body uses one, the outputs, then the attributes the body names;
+        then MLX's instantiation of it.
 
         The body's threadgroup arrays become ``static`` (one threadgroup runs at a time in
         the emulation), filled with NaN bytes as each threadgroup starts (a GPU leaves them
@@ -146,10 +147,15 @@ class MetalKernel:
         if len(re.findall(r"(?m)^\s*threadgroup\b", self.body)) != arrays:
             raise ValueError(f"{self.name}: a threadgroup declaration not of the form "
                              "`threadgroup TYPE NAME[...]` (the emulation makes those static)")
+        name = self.kernel_name
+        instance = f"{name}<{', '.join(self._arg(v) for _, v in self.template)}>"
         return "\n".join([f"template <{params}>" if params else "",
-                          f"[[kernel]] void {self.kernel_name}(",
+                          f"[[kernel]] void {name}(",
                           ",\n".join(f"  {a}" for a in args) + ") {",
-                          body, "}"])
+                          body, "}",
+                          # MLX's explicit instantiation (g++ ignores the attributes)
+                          f'template [[host_name("{name}")]] [[kernel]] decltype({instance}) '
+                          f"{instance};" if params else ""])
 
     def launcher(self) -> str:
         """The entry of run_metal.cpp's table that runs this kernel on a launch's buffers."""
