@@ -23,8 +23,9 @@ the kernels run on the CPU under an emulation of CUDA threads in CI. The Metal s
 the same names and tiling; they have never been compiled by a Metal compiler or run on a GPU
 (no Apple machine here). In CI they are compiled as C++ and run on the CPU, each body wrapped
 as `mx.fast.metal_kernel` wraps it and launched as planned here (tests/emulation.py,
-metal_program), against the same reference as CUDA's; what that cannot check is Metal's own
-compiler: its address spaces, alignment rules and the 32 KiB of threadgroup memory.
+metal_program), against the same reference as CUDA's. Some of Metal's compiler rules are
+checked there too (no pointer leaves threadgroup or device memory, vector loads are aligned,
+a threadgroup holds at most 32 KiB); Apple's compiler itself is not.
 """
 
 from __future__ import annotations
