@@ -7,6 +7,7 @@ from pathlib import Path
 
 import mlx.core as mx
 import numpy as np
+import pytest
 
 from vexel_core.attention.base import AttentionBatch
 from vexel_core.gguf.reader import GGUFFile
@@ -21,6 +22,12 @@ def examples(n: int) -> int:
     """How many examples a Hypothesis search runs: *n* (CI's budget) times ``VEXEL_SEARCH``,
     which a longer search by hand sets (``VEXEL_SEARCH=20 pytest tests/test_server_fuzz.py``)."""
     return n * int(os.environ.get("VEXEL_SEARCH", "1"))
+
+
+def search_timeout(seconds: int) -> pytest.MarkDecorator:
+    """A time limit for a Hypothesis search, scaled like `examples`: a bug that hangs the
+    engine fails the test instead of the whole CI run."""
+    return pytest.mark.timeout(examples(seconds))
 
 
 def load(path: Path, host: PluginHost) -> CausalLM:

@@ -32,7 +32,7 @@ from hypothesis.stateful import (
 
 from tests.builders.models import LlamaShape, write_llama
 from tests.builders.vocab import spm_vocab
-from tests.helpers import assert_same_runs, engine_for, examples
+from tests.helpers import assert_same_runs, engine_for, examples, search_timeout
 from vexel_core.engine import FinishReason, GenerationRequest, LLMEngine, RequestOutput
 from vexel_core.engine.request import SeqStatus
 from vexel_core.kvcache.pool import KVPool
@@ -176,6 +176,7 @@ def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
                        seed=5)
 
 
+@search_timeout(600)
 @pytest.mark.parametrize("backend", ["sdpa", "paged"])
 def test_any_interleaving_keeps_blocks_counted_and_outputs_equal(
         model_path: Path, host: PluginHost, backend: str) -> None:

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import examples
+from tests.helpers import examples, search_timeout
 from tests.serving import API_KEY, running_server, server_settings, wait_for, write_tiny_model
 from vexel_core.server import VexelServer
 
@@ -122,6 +122,7 @@ def check_stream(response: httpx.Response) -> None:
         check_error(httpx.Response(400, content=events[-1]))
 
 
+@search_timeout(300)
 @settings(max_examples=examples(250), deadline=None, suppress_health_check=[
     HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(request=requests())
