@@ -13,7 +13,7 @@
 #    backend runs the real kernels: the engine's tests and the interleavings search (needs
 #    .devkit/wheels to hold hypothesis, sortedcontainers and attrs; session 16 put them there):
 #      source .devkit/setup.sh && timeout 300 python3 -m pytest -q -p no:cacheprovider \
-#        tests/test_engine.py tests/test_engine_interleavings.py
+#        tests/test_engine.py tests/test_engine_interleavings.py tests/test_async_engine_leaving.py
 #    Expect bf16 near-ties to be allowed by assert_same_runs; a block count or a finish
 #    count failing is a bug.
 # 1: (fresh machine, ~200 s) session 15's sweep found 8/2/4/512 faster than the
