@@ -6,12 +6,15 @@ check that they compile and what they cost in registers."""
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import mlx.core as mx
 import numpy as np
@@ -79,22 +82,26 @@ def nvcc_registers(source: str, out: Path, arch: str = "sm_90a",
 # ---- Metal: mx.fast.metal_kernel's wrapping, for the CPU (kernel_emulation/run_metal.cpp) ----
 
 # MLX's names for dtypes in the sources it generates (get_type_string)
-METAL_TYPES = {mx.uint8: "uint8_t", mx.float32: "float", mx.float16: "float16_t",
-               mx.bfloat16: "bfloat16_t"}
+METAL_TYPES = {mx.uint8: "uint8_t", mx.int32: "int32_t", mx.float32: "float",
+               mx.float16: "float16_t", mx.bfloat16: "bfloat16_t"}
 # The attributes metal_kernel passes to a body that names them, in its order, with their types
 # (mlx/backend/metal/custom_kernel.cpp; those the emulation's launch provides: metal_on_cpu.h)
 METAL_ATTRIBUTES = (("simdgroup_index_in_threadgroup", "uint"),
                     ("thread_index_in_simdgroup", "uint"),
                     ("thread_index_in_threadgroup", "uint"),
+                    ("thread_position_in_grid", "uint3"),
+                    ("thread_position_in_threadgroup", "uint3"),
                     ("threadgroup_position_in_grid", "uint3"),
                     ("threads_per_threadgroup", "uint3"))
+METAL_CONSTANT_BELOW = 8  # elements: MLX passes a smaller input in `constant` memory
 
 
 @dataclass(frozen=True)
 class MetalKernel:
     """One instantiation of a kernel as ``mx.fast.metal_kernel(name, input_names,
     output_names, body, header)`` builds it for a call with *template* and arrays of these
-    dtypes (each input of 8 elements or more: MLX passes smaller ones as ``constant``)."""
+    dtypes; *constant*: for each input, whether it has fewer than `METAL_CONSTANT_BELOW`
+    elements, which MLX passes in ``constant`` memory (empty: none)."""
 
     name: str
     input_names: tuple[str, ...]
@@ -104,6 +111,7 @@ class MetalKernel:
     template: tuple[tuple[str, int | bool | mx.Dtype], ...]
     input_dtypes: tuple[mx.Dtype, ...]
     output_dtypes: tuple[mx.Dtype, ...]
+    constant: tuple[bool, ...] = ()
 
     def _arg(self, value: int | bool | mx.Dtype) -> str:
         if isinstance(value, mx.Dtype):
@@ -120,8 +128,8 @@ class MetalKernel:
     def source(self) -> str:
         """The function MLX's write_signature writes around the body (without the header): the
         template arguments as template parameters (dtypes as typenames), each input with its
-        ``_shape`` where the body uses one, the outputs, then the attributes the body names;
-        then MLX's instantiation of it.
+        ``_shape`` and ``_strides`` where the body uses them, the outputs, then the attributes
+        the body names; then MLX's instantiation of it.
 
         The body's threadgroup arrays become ``static`` (one threadgroup runs at a time in
         the emulation), filled with NaN bytes as each threadgroup starts (a GPU leaves them
@@ -132,12 +140,15 @@ class MetalKernel:
         params = ", ".join(f"{'typename' if isinstance(v, mx.Dtype) else kinds[type(v)]} {k}"
                            for k, v in self.template)
         args = []
-        for name, dtype in zip(self.input_names, self.input_dtypes, strict=True):
-            args.append(f"const device {METAL_TYPES[dtype]}* {name}")
+        constant = self.constant or (False,) * len(self.input_names)
+        for name, dtype, small in zip(self.input_names, self.input_dtypes, constant, strict=True):
+            args.append(f"const {'constant' if small else 'device'} {METAL_TYPES[dtype]}* {name}")
             if f"{name}_shape" in self.body:
                 args.append(f"const constant int* {name}_shape")
-            if f"{name}_strides" in self.body or f"{name}_ndim" in self.body:
-                raise NotImplementedError("the emulation passes inputs' shapes alone")
+            if f"{name}_strides" in self.body:
+                args.append(f"const constant int64_t* {name}_strides")
+            if f"{name}_ndim" in self.body:
+                raise NotImplementedError("the emulation passes inputs' shapes and strides")
         args += [f"device {METAL_TYPES[d]}* {n}"
                  for n, d in zip(self.output_names, self.output_dtypes, strict=True)]
         args = [f"{a} [[buffer({i})]]" for i, a in enumerate(args)]
@@ -164,13 +175,13 @@ class MetalKernel:
             args.append(f"b.input<{METAL_TYPES[dtype]}>({i})")
             if f"{name}_shape" in self.body:
                 args.append(f"b.shape({i})")
-        args += [f"b.output<{METAL_TYPES[d]}>()" for d in self.output_dtypes]
+            if f"{name}_strides" in self.body:
+                args.append(f"b.stride({i})")
+        args += [f"b.output<{METAL_TYPES[d]}>({i})" for i, d in enumerate(self.output_dtypes)]
         args += [f"p.{a}" for a, _ in METAL_ATTRIBUTES if a in self.body]
         template = f"<{', '.join(self._arg(v) for _, v in self.template)}>" if self.template else ""
-        if len(self.output_names) != 1:
-            raise NotImplementedError("run_metal.cpp returns one output")
         return (f'  {{"{self.kernel_name}", [](const Buffers& b) {{\n'
-                f"    launch(b.groups, b.threads, [&](const ThreadPosition& p) {{\n"
+                f"    launch(b.groups, b.threads, b.grid, [&](const ThreadPosition& p) {{\n"
                 f"      {self.kernel_name}{template}({', '.join(args)});\n"
                 f"    }});\n  }}}},")
 
@@ -182,7 +193,12 @@ def metal_program(kernels: Sequence[MetalKernel]) -> str:
     if len(headers) != 1:
         raise ValueError("the kernels of one emulation share their header")
     unique = {k.kernel_name: k for k in kernels}.values()
-    return "\n".join(["// Written by tests/emulation.py (metal_program).", headers.pop(),
+    if len({k.source() for k in unique}) != len({k.source() for k in kernels}):
+        raise ValueError("kernels of one name and different signatures (inputs in constant "
+                         "memory for some calls, not others): build them apart")
+    return "\n".join(["// Written by tests/emulation.py (metal_program).",
+                      "using namespace metal;  // as MLX's metal/utils.h (its bf16.h) has it",
+                      headers.pop(),
                       *(k.source() for k in unique),
                       "#undef device", "#undef constant", "#undef thread", "#undef threadgroup",
                       "const std::pair<const char*, Kernel> KERNELS[] = {",
@@ -221,28 +237,128 @@ def metal_address_space_errors(out: Path, kernels: Sequence[MetalKernel]) -> dic
     return errors
 
 
-def run_metal(binary: Path, kernel: MetalKernel, inputs: Sequence[tuple[np.ndarray, int,
-                                                                        tuple[int, ...]]],
-              grid: tuple[int, int, int], threadgroup: tuple[int, int, int],
-              output_shape: tuple[int, ...]) -> mx.array:
-    """*kernel* on the CPU: each input (its buffer's bytes, the offset where it starts in them,
-    its shape), a grid and threadgroups of threads along x as the kernel's call gives them; the
-    output (one, poisoned with NaN) as an array of the kernel's output dtype. Fails where the
-    kernel declares more threadgroup memory than Apple GPUs have."""
+class MetalInput(NamedTuple):
+    """An input as MLX binds it: its buffer's bytes, the byte offset where the array starts in
+    them, its shape and strides in elements (None: row-contiguous)."""
+
+    buffer: np.ndarray
+    offset: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...] | None = None
+
+
+def run_metal_kernel(binary: Path, kernel: MetalKernel, inputs: Sequence[MetalInput],
+                     grid: tuple[int, int, int], threadgroup: tuple[int, int, int],
+                     output_shapes: Sequence[tuple[int, ...]]
+                     ) -> tuple[list[mx.array], list[bytes]]:
+    """*kernel* on the CPU with a grid and threadgroups of threads along x as the kernel's call
+    gives them: its outputs (poisoned with NaN first) as arrays of the kernel's output dtypes,
+    and each input's bytes from its offset as the kernel left them. Fails where the kernel
+    declares more threadgroup memory than Apple GPUs have."""
     if grid[1:] != (1, 1) or threadgroup[1:] != (1, 1):
         raise NotImplementedError("the emulation launches one-dimensional grids")
     args: list[object] = [kernel.kernel_name, grid[0], threadgroup[0], len(inputs)]
-    stdin = b""
-    for (buffer, offset, shape), dtype in zip(inputs, kernel.input_dtypes, strict=True):
-        nbytes = int(np.prod(shape)) * dtype.size
-        assert np.prod(shape) >= 8 and offset + nbytes <= buffer.nbytes
-        args += [offset, nbytes, len(shape), *shape]
+    stdin, sizes = b"", []
+    for (buffer, offset, shape, strides), dtype in zip(inputs, kernel.input_dtypes, strict=True):
+        strides = strides or tuple(math.prod(shape[d + 1:]) for d in range(len(shape)))
+        nbytes = (1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))) * dtype.size
+        assert offset + nbytes <= buffer.nbytes
+        args += [offset, nbytes, len(shape), *shape, *strides]
         stdin += buffer.tobytes()[: offset + nbytes]
-    dtype = kernel.output_dtypes[0]
-    args.append(int(np.prod(output_shape)) * dtype.size)
+        sizes.append(nbytes)
+    out_sizes = [math.prod(s) * d.size for s, d in zip(output_shapes, kernel.output_dtypes,
+                                                        strict=True)]
+    args += [len(out_sizes), *out_sizes]
     out, report = run_with_stderr(binary, args, stdin)
     found = re.search(r"threadgroup memory: (\d+) bytes", report)
     assert found, report
     assert int(found[1]) <= METAL_THREADGROUP_MEMORY, f"{kernel.kernel_name}: {found[1]} " \
         f"bytes of threadgroup memory, over the {METAL_THREADGROUP_MEMORY} an Apple GPU has"
-    return mx.array(np.frombuffer(out, np.uint8)).view(dtype).reshape(output_shape)
+    pieces, start = [], 0
+    for n in out_sizes + sizes:
+        pieces.append(out[start: start + n])
+        start += n
+    outputs = [mx.array(np.frombuffer(b, np.uint8)).view(d).reshape(shape)
+               for b, d, shape in zip(pieces[:len(out_sizes)], kernel.output_dtypes, output_shapes,
+                                               strict=True)]
+    return outputs, pieces[len(out_sizes):]
+
+
+def run_metal(binary: Path, kernel: MetalKernel, inputs: Sequence[tuple[np.ndarray, int,
+                                                                        tuple[int, ...]]],
+              grid: tuple[int, int, int], threadgroup: tuple[int, int, int],
+              output_shape: tuple[int, ...]) -> mx.array:
+    """`run_metal_kernel` of a kernel with one output, on row-contiguous inputs (each its
+    buffer's bytes, the offset where it starts in them, its shape): the output."""
+    outputs, _ = run_metal_kernel(binary, kernel, [MetalInput(*i) for i in inputs], grid,
+                                  threadgroup, [output_shape])
+    (output,) = outputs
+    return output
+
+
+class MetalRecorder:
+    """Stands in for ``mx.fast.metal_kernel`` (`metal_kernels_on_cpu`), so that a library
+    wrapper plans and calls its Metal kernels exactly as on an Apple GPU: each call's kernel
+    is recorded in `kernels` (`build_metal` compiles them) and, given *binary*, run there,
+    writing what the kernel wrote into its inputs back into them, as the GPU's in-place writes
+    would. Without a binary each output comes back NaN (zero for integers). *views*: the
+    buffer, offset and strides of arrays that are views (by ``id``), which MLX binds as they
+    are where a kernel does not ask for row-contiguous inputs (Python cannot see them)."""
+
+    def __init__(self, binary: Path | None = None,
+                 views: dict[int, MetalInput] | None = None) -> None:
+        self.binary = binary
+        self.views = views or {}
+        self.kernels: list[MetalKernel] = []
+
+    def __call__(self, name: str, input_names: Sequence[str], output_names: Sequence[str],
+                 source: str, header: str = "", ensure_row_contiguous: bool = True,
+                 atomic_outputs: bool = False) -> Callable[..., list[mx.array]]:
+        if atomic_outputs:
+            raise NotImplementedError("the emulation has no atomic outputs")
+
+        def call(*, inputs: Sequence[mx.array], output_shapes: Sequence[Sequence[int]],
+                 output_dtypes: Sequence[mx.Dtype], grid: tuple[int, int, int],
+                 threadgroup: tuple[int, int, int], template: Sequence[tuple[str, Any]] = (),
+                 init_value: float | None = None, **_: object) -> list[mx.array]:
+            if init_value is not None and not math.isnan(init_value):
+                raise NotImplementedError("the emulation poisons outputs with NaN alone")
+            kernel = MetalKernel(name, tuple(input_names), tuple(output_names), source, header,
+                                 tuple(template), tuple(a.dtype for a in inputs),
+                                 tuple(output_dtypes),
+                                 tuple(a.size < METAL_CONSTANT_BELOW for a in inputs))
+            self.kernels.append(kernel)
+            shapes = [tuple(s) for s in output_shapes]
+            if self.binary is None:
+                return [mx.full(s, float("nan") if mx.issubdtype(d, mx.floating) else 0, d)
+                        for s, d in zip(shapes, output_dtypes, strict=True)]
+            bound = [self.views[id(a)] if not ensure_row_contiguous and id(a) in self.views
+                     else MetalInput(np.array(a.reshape(-1).view(mx.uint8)), 0, tuple(a.shape))
+                     for a in inputs]
+            outputs, left = run_metal_kernel(self.binary, kernel, bound, grid, threadgroup,
+                                             shapes)
+            for a, b, after in zip(inputs, bound, left, strict=True):
+                if id(a) not in self.views and after != b.buffer.tobytes():
+                    a[...] = mx.array(np.frombuffer(after, np.uint8)).view(a.dtype).reshape(
+                        a.shape)
+            return outputs
+
+        return call
+
+
+@contextmanager
+def metal_kernels_on_cpu(recorder: MetalRecorder,
+                         *caches: Callable[..., Any]) -> Iterator[MetalRecorder]:
+    """``mx.fast.metal_kernel`` replaced by *recorder* for the block, the library's cached
+    kernels (*caches*, functools.cache'd makers) dropped before and after, so that the
+    wrappers make theirs from the recorder within and from MLX after."""
+    original = mx.fast.metal_kernel
+    for c in caches:
+        c.cache_clear()  # type: ignore[attr-defined]
+    mx.fast.metal_kernel = recorder
+    try:
+        yield recorder
+    finally:
+        mx.fast.metal_kernel = original
+        for c in caches:
+            c.cache_clear()  # type: ignore[attr-defined]

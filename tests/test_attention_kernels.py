@@ -1,10 +1,13 @@
 """Paged decode attention against a float64 numpy computation, on fresh random pools,
 shuffled block tables, GQA, head sizes 64/80/96/128/256, soft-cap and sliding window, with
 the output poisoned first. Paths: the GPU kernel where MLX has a GPU, else the reference
-(``device``); and the CUDA kernel's own source compiled for the CPU (``emulated_cuda``,
-tests/kernel_emulation), so CI checks its indexing, lane groups and merges. Both kernel paths
-run at every warp count the launcher chooses among (`kernels.WARP_COUNTS`) that the heads'
-shared memory allows, with one and three spans."""
+(``device``); the CUDA kernel's own source compiled for the CPU (``emulated_cuda``,
+tests/kernel_emulation), so CI checks its indexing, lane groups and merges; and the Metal
+kernels, which no Apple compiler has seen, as the wrapper hands them to
+``mx.fast.metal_kernel`` (planned by `kernels.paged_decode` with backend "metal"), compiled
+for the CPU (``emulated_metal``, tests/emulation.py). The kernel paths run at every warp count
+the launcher chooses among (`kernels.WARP_COUNTS`) that the heads' shared memory allows (on
+Metal, Apple GPUs' 32 KiB), with one and three spans."""
 
 from __future__ import annotations
 
@@ -108,15 +111,90 @@ def emulated_decode(binary, q, k_pool, v_pool, tables, ctx, scale, softcap, wind
     return out, pools[0], pools[1]
 
 
+def metal_decode(recorder, q, k_pool, v_pool, tables, ctx, scale, softcap, window, splits,  # type: ignore[no-untyped-def]
+                 warps, new=None):
+    """`kernels.paged_decode` (with *new* = (k_new, v_new, new_slots), rows ``[B, Hkv, DS]``
+    of which the first D are the row: `kernels.paged_decode_writing` on views of them) for
+    backend "metal", its kernels given to *recorder* (`emulation.MetalRecorder`); the pools
+    are written in place, as on the GPU."""
+    D = q.shape[2]
+    options = {"block_size": BS, "scale": scale, "softcap": softcap, "window": window,
+               "backend": "metal", "init_value": float("nan"), "splits": splits,
+               "warps": warps, "max_context": max(ctx)}
+    mt, mc = mx.array(tables), mx.array(np.array(ctx, dtype=np.int32))
+    with emulation.metal_kernels_on_cpu(recorder, kernels._kernel, kernels._merge_kernel):
+        if new is None:
+            return kernels.paged_decode(q, k_pool, v_pool, mt, mc, **options)
+        k_new, v_new = (a[:, :, :D] for a in new[:2])
+        recorder.views = {id(view): emulation.MetalInput(
+            np.array(wide.reshape(-1).view(mx.uint8)), 0, view.shape,
+            (wide.shape[1] * wide.shape[2], wide.shape[2], 1))
+            for view, wide in ((k_new, new[0]), (v_new, new[1]))}
+        out, _ = kernels.paged_decode_writing(q, k_new, v_new, mx.array(new[2]), k_pool, v_pool,
+                                              mt, mc, after=mx.array([0], dtype=mx.int32),
+                                              **options)
+        return out
+
+
+# The Metal emulation costs about a second a launch on two CPU cores and a compile a variant:
+# it reads at 4 warps in one span and 8 in three (both merges' paths), and writes at 4 in three
+# spans; not the longest context (CASES[-1], the same heads as CASES[1], 2.5 s a launch).
+METAL_PATHS = [("emulated_metal", 1, 4), ("emulated_metal", 3, 8)]
+METAL_WRITING_PATHS = [("emulated_metal", 3, 4)]
+
+
+def metal_supports(case, dtype, warps) -> bool:  # type: ignore[no-untyped-def]
+    B, Hq, Hkv, D, *_ = case
+    return case != CASES[-1] and kernels.supports(D, Hq // Hkv, dtype, warps, "metal")
+
+
+@pytest.fixture(scope="session")
+def metal_emulator(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """tests/kernel_emulation/run_metal.cpp with every Metal kernel the tests below launch,
+    as the wrapper makes them (recorded from its calls on placeholder arrays)."""
+    recorder = emulation.MetalRecorder()
+    rng = np.random.default_rng(0)
+    for case in CASES:
+        tables, q, k_pool, v_pool = random_pools(case, rng)
+        B, Hq, Hkv, D, ctx, softcap, window = case
+        for dtype in DTYPES:
+            q_, k_, v_ = (mx.array(a).astype(dtype) for a in (q, k_pool, v_pool))
+            wide = mx.zeros((B, Hkv, D + 8), dtype=dtype)
+            slots = np.zeros(B, dtype=np.int32)
+            for paths, new in ((METAL_PATHS, None), (METAL_WRITING_PATHS, (wide, wide, slots))):
+                for _, splits, warps in paths:
+                    if metal_supports(case, dtype, warps):
+                        metal_decode(recorder, q_, k_, v_, tables, ctx, 1.0, softcap, window,
+                                     splits, warps, new)
+    return emulation.build_metal(tmp_path_factory.mktemp("metal_attention"), recorder.kernels)
+
+
+def test_metal_sources_keep_address_spaces_apart(tmp_path: Path) -> None:
+    # as in test_quant_kernels: a pointer moved out of threadgroup or device memory would
+    # compile on the CPU but not for Metal
+    recorder = emulation.MetalRecorder()
+    case = CASES[2]  # soft-cap and window: every branch
+    tables, q, k_pool, v_pool = random_pools(case, np.random.default_rng(0))
+    B, Hq, Hkv, D, ctx, softcap, window = case
+    args = [mx.array(a).astype(mx.bfloat16) for a in (q, k_pool, v_pool)]
+    wide = mx.zeros((B, Hkv, D + 8), dtype=mx.bfloat16)
+    for new in (None, (wide, wide, np.zeros(B, dtype=np.int32))):
+        metal_decode(recorder, *args, tables, ctx, 1.0, softcap, window, 3, 4, new)
+    errors = emulation.metal_address_space_errors(tmp_path, recorder.kernels)
+    assert errors == {"threadgroup": "", "device": ""}, "\n".join(errors.values())
+
+
 # (path, spans, warps); warps None: the launcher's choice for the batch and its longest context
 PATHS = [("device", 1, None), ("device", 3, None),
          *(pytest.param("device", s, w, marks=pytest.mark.gpu, id=f"device-{s}-{w}warps")
            for s in (1, 3) for w in kernels.WARP_COUNTS),
-         *(("emulated_cuda", s, w) for s in (1, 3) for w in kernels.WARP_COUNTS)]
+         *(("emulated_cuda", s, w) for s in (1, 3) for w in kernels.WARP_COUNTS),
+         *METAL_PATHS]
+DTYPES = [mx.float32, mx.bfloat16]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"B{c[0]}-H{c[1]}/{c[2]}-D{c[3]}")
-@pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16])
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("path", "splits", "warps"), PATHS)
 def test_paged_decode_matches_float64(case, dtype, path, splits, warps, rng, request) -> None:  # type: ignore[no-untyped-def]
     """*splits* 3: each context in three spans merged after (a small batch's path); spans
@@ -125,11 +203,17 @@ def test_paged_decode_matches_float64(case, dtype, path, splits, warps, rng, req
     B, Hq, Hkv, D, ctx, softcap, window = case
     if warps and not kernels.supports(D, Hq // Hkv, dtype, warps):
         pytest.skip(f"{warps} warps' shared memory is over the limit for these heads")
+    if path == "emulated_metal" and not metal_supports(case, dtype, warps):
+        pytest.skip(f"{warps} warps' threadgroup memory is over Apple GPUs' 32 KiB, or the "
+                    "longest context (see METAL_PATHS)")
     tables, q, k_pool, v_pool = random_pools(case, rng)
     scale = D**-0.5
     args = [mx.array(a).astype(dtype) for a in (q, k_pool, v_pool)]
     mt, mc = mx.array(tables), mx.array(np.array(ctx, dtype=np.int32))
-    if path == "emulated_cuda":
+    if path == "emulated_metal":
+        recorder = emulation.MetalRecorder(request.getfixturevalue("metal_emulator"))
+        got = metal_decode(recorder, *args, tables, ctx, scale, softcap, window, splits, warps)
+    elif path == "emulated_cuda":
         binary = request.getfixturevalue("emulator")
         got = emulated_decode(binary, *args, tables, ctx, scale, softcap, window, splits,
                               warps or kernels.WARP_COUNTS[0])
@@ -154,11 +238,12 @@ def test_paged_decode_matches_float64(case, dtype, path, splits, warps, rng, req
 
 WRITING_PATHS = [*(pytest.param("device", s, w, marks=pytest.mark.gpu, id=f"device-{s}-{w}warps")
                    for s in (1, 3) for w in kernels.WARP_COUNTS),
-                 *(("emulated_cuda", s, w) for s in (1, 3) for w in kernels.WARP_COUNTS)]
+                 *(("emulated_cuda", s, w) for s in (1, 3) for w in kernels.WARP_COUNTS),
+                 *METAL_WRITING_PATHS]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"B{c[0]}-H{c[1]}/{c[2]}-D{c[3]}")
-@pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16])
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(("path", "splits", "warps"), WRITING_PATHS)
 def test_paged_decode_writing_stores_the_new_rows_and_attends_to_them(  # type: ignore[no-untyped-def]
         case, dtype, path, splits, warps, rng, request) -> None:
@@ -171,6 +256,9 @@ def test_paged_decode_writing_stores_the_new_rows_and_attends_to_them(  # type: 
     B, Hq, Hkv, D, ctx, softcap, window = case
     if warps and not kernels.supports(D, Hq // Hkv, dtype, warps):
         pytest.skip(f"{warps} warps' shared memory is over the limit for these heads")
+    if path == "emulated_metal" and not metal_supports(case, dtype, warps):
+        pytest.skip(f"{warps} warps' threadgroup memory is over Apple GPUs' 32 KiB, or the "
+                    "longest context (see METAL_PATHS)")
     if path == "device" and kernel_backend() is None:
         pytest.skip("the kernel needs a GPU (the emulated path runs its body on the CPU)")
     tables, q, k_pool, v_pool = random_pools(case, rng)
@@ -184,7 +272,12 @@ def test_paged_decode_writing_stores_the_new_rows_and_attends_to_them(  # type: 
     mq, mk, mv = (mx.array(a).astype(dtype) for a in (q, k_pool, v_pool))
     mkw, mvw = (mx.array(a).astype(dtype) for a in (k_wide, v_wide))
     k_want, v_want = (np.array(a.astype(mx.float32)) for a in (mk, mv))  # before the write
-    if path == "emulated_cuda":
+    if path == "emulated_metal":
+        recorder = emulation.MetalRecorder(request.getfixturevalue("metal_emulator"))
+        got = metal_decode(recorder, mq, mk, mv, tables, ctx, scale, softcap, window, splits,
+                           warps, new=(mkw, mvw, slots))
+        k_after, v_after = mk, mv  # written in place
+    elif path == "emulated_cuda":
         binary = request.getfixturevalue("emulator")
         got, k_after, v_after = emulated_decode(
             binary, mq, mk, mv, tables, ctx, scale, softcap, window, splits, warps,

@@ -28,7 +28,8 @@
   T& operator=(const T&) = default;                                                     \
   T(const volatile T& o) { std::memcpy(this, const_cast<const T*>(&o), sizeof(T)); }   \
   T& operator=(const volatile T& o) { return *this = T(o); }                            \
-  void operator=(const T& o) volatile { std::memcpy(const_cast<T*>(this), &o, sizeof(T)); }
+  void operator=(const T& o) volatile { std::memcpy(const_cast<T*>(this), &o, sizeof(T)); } \
+  void operator=(const volatile T& o) volatile { *this = T(o); }  /* device to device */
 #define VX_VOLATILE_READ const volatile
 #else
 #define VX_VOLATILE_COPIES(T)
@@ -36,6 +37,7 @@
 #endif
 
 using uint = unsigned;
+using ulong = uint64_t;
 using ushort = uint16_t;
 using uchar = uint8_t;
 using half = _Float16;  // IEEE binary16 with round-to-nearest-even conversions, as Metal's
@@ -90,7 +92,8 @@ struct uint3 { uint x, y, z; };
 
 namespace metal {
 
-enum class mem_flags { mem_none, mem_device, mem_threadgroup };
+enum class mem_flags { mem_none = 0, mem_device = 1, mem_threadgroup = 2 };
+inline mem_flags operator|(mem_flags a, mem_flags b) { return mem_flags(int(a) | int(b)); }
 
 template <class To, class From>
 inline To as_type(From v) {
@@ -104,6 +107,11 @@ template <class V>
 inline V min(V a, V b) { return b < a ? b : a; }
 template <class V>
 inline V max(V a, V b) { return a < b ? b : a; }
+inline float exp(float x) { return std::exp(x); }
+inline float rsqrt(float x) { return 1.0f / std::sqrt(x); }
+namespace precise {
+inline float tanh(float x) { return std::tanh(x); }
+}  // namespace precise
 inline float dot(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
 
 // This thread's simdgroup and threadgroup, set by launch().
@@ -118,15 +126,19 @@ inline thread_local Group group;
 
 inline void simdgroup_barrier(mem_flags) { group.simd->arrive_and_wait(); }
 inline void threadgroup_barrier(mem_flags) { group.threadgroup->arrive_and_wait(); }
-// The sum over the 32 lanes, the same value in each (the GPU's order of additions is its own).
-inline float simd_sum(float v) {
+// The sum or maximum over the 32 lanes, the same value in each (the GPU's order of additions
+// is its own).
+template <class Op>
+inline float simd_reduce(float v, Op op) {
   group.simd_slots[group.lane] = v;
   simdgroup_barrier(mem_flags::mem_threadgroup);
-  float s = 0.0f;
-  for (int i = 0; i < 32; ++i) s += group.simd_slots[i];
+  float r = group.simd_slots[0];
+  for (int i = 1; i < 32; ++i) r = op(r, group.simd_slots[i]);
   simdgroup_barrier(mem_flags::mem_threadgroup);
-  return s;
+  return r;
 }
+inline float simd_sum(float v) { return simd_reduce(v, [](float a, float b) { return a + b; }); }
+inline float simd_max(float v) { return simd_reduce(v, [](float a, float b) { return max(a, b); }); }
 
 }  // namespace metal
 
@@ -149,15 +161,18 @@ inline void poison_threadgroup_array(A& array) {
 // The attributes a kernel may take ([[thread_index_in_simdgroup]] ...), for one thread.
 struct ThreadPosition {
   uint thread_index_in_simdgroup, simdgroup_index_in_threadgroup, thread_index_in_threadgroup;
+  uint3 thread_position_in_grid, thread_position_in_threadgroup;
   uint3 threadgroup_position_in_grid, threads_per_threadgroup;
 };
 
-// dispatch_threads(grid, threadgroup) as MLX calls it, for a grid of whole threadgroups of
-// whole simdgroups: body(position) on `threads` threads for each of `groups` threadgroups, one
-// threadgroup at a time (the threads meet at a barrier between them, as the static
-// threadgroup arrays are reused).
+// dispatch_threads(grid, threadgroup) as MLX calls it: body(position) on `threads` threads
+// (whole simdgroups) for each of `groups` threadgroups, one threadgroup at a time (the threads
+// meet at a barrier between them, as the static threadgroup arrays are reused). Threads past
+// `grid` do not exist on the GPU (the last threadgroup is partial) and skip the body: exact
+// for kernels without barriers (the merge of paged decode); one with barriers would wait for
+// them forever (the library's launch whole threadgroups).
 template <class Body>
-void launch(uint groups, uint threads, Body body) {
+void launch(uint groups, uint threads, uint grid, Body body) {
   std::barrier<> threadgroup(threads), between_groups(threads);
   std::vector<std::unique_ptr<std::barrier<>>> simds;
   for (uint s = 0; s < threads / 32; ++s) simds.emplace_back(new std::barrier<>(32));
@@ -166,10 +181,11 @@ void launch(uint groups, uint threads, Body body) {
   for (uint t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       metal::group = {simds[t / 32].get(), &threadgroup, slots.data() + t / 32 * 32, t % 32, t, 0};
-      ThreadPosition p{t % 32, t / 32, t, {0, 0, 0}, {threads, 1, 1}};
+      ThreadPosition p{t % 32, t / 32, t, {0, 0, 0}, {t, 0, 0}, {0, 0, 0}, {threads, 1, 1}};
       for (uint g = 0; g < groups; ++g) {
         p.threadgroup_position_in_grid.x = metal::group.position = g;
-        body(p);
+        p.thread_position_in_grid.x = g * threads + t;
+        if (p.thread_position_in_grid.x < grid) body(p);
         between_groups.arrive_and_wait();
       }
     });

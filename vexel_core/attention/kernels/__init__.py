@@ -14,8 +14,12 @@ the pools first (a decode step's cache write in the same launch).
   count; notes/engine-gpu.md has the figures), and run on the CPU under the CUDA emulation
   in CI.
 - Metal (``metal/paged_decode*.metal``): the same algorithm and tiling for Apple Silicon. It
-  HAS NEVER BEEN COMPILED OR RUN (no Apple machine here), so it is used only when
-  ``VEXEL_METAL_KERNELS=1`` asks for it; otherwise Apple GPUs take the reference path.
+  HAS NEVER BEEN COMPILED BY APPLE'S METAL COMPILER OR RUN ON A GPU (no Apple machine here),
+  so it is used only when ``VEXEL_METAL_KERNELS=1`` asks for it; otherwise Apple GPUs take
+  the reference path. CI runs it on the CPU as C++, as this module plans and hands it to
+  ``mx.fast.metal_kernel`` (tests/emulation.py, MetalRecorder), reading and writing, against
+  the same float64 reference as CUDA's; what that cannot check (Metal's compiler rules,
+  real simdgroup scheduling, speed) stays unchecked.
 """
 
 from __future__ import annotations

@@ -8,7 +8,10 @@
 // instruction. With iparams[1] = S > 1 each threadgroup takes one span of the context and
 // writes `part` (see the CUDA file). WRITE: this step's rows written into the pools first,
 // and q, tables, ctx_lens and the new rows read through their strides, as there.
-// NEVER COMPILED OR RUN: no Apple Silicon machine exists where this project is built.
+// NEVER COMPILED OR RUN by Apple's Metal compiler or on a GPU: no Apple machine exists where
+// this project is developed. Emulated on the CPU as C++, wrapped and launched as
+// ../__init__.py hands it to mx.fast.metal_kernel (tests/emulation.py, MetalRecorder;
+// tests/test_attention_kernels.py, against float64 attention).
 constexpr int EV = (D + 31) / 32;
 constexpr int ROWS = EV <= 4 ? 16 : 8;
 const int lane = int(thread_position_in_threadgroup.x & 31);

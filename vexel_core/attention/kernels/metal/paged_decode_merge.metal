@@ -1,5 +1,7 @@
 // Merges the spans of a split paged decode: the same as ../cuda/paged_decode_merge.cu.
-// NEVER COMPILED OR RUN: no Apple Silicon machine exists where this project is built.
+// NEVER COMPILED OR RUN by Apple's Metal compiler or on a GPU: no Apple machine exists where
+// this project is developed. Emulated on the CPU as C++ after paged_decode.metal's split
+// launches (tests/emulation.py, MetalRecorder; tests/test_attention_kernels.py).
 const int i = int(thread_position_in_grid.x);
 const int heads = part_shape[0] * part_shape[1];
 const int splits = part_shape[2];
