@@ -4,8 +4,11 @@ sum in one launch (``RMSNorm.add``'s fast path).
 - CUDA (``cuda/add_rms_norm.cu``): proven against ``x + delta`` then ``mx.fast.rms_norm`` on
   the H200 (tests/test_norm_kernels.py, marked ``gpu``), and run on the CPU under the CUDA
   emulation in CI.
-- Metal (``metal/add_rms_norm.metal``): the same algorithm. NEVER COMPILED OR RUN (no Apple
-  machine here); used only where `vexel_core.gpu.kernel_backend` says "metal".
+- Metal (``metal/add_rms_norm.metal``): the same algorithm. NEVER COMPILED BY APPLE'S METAL
+  COMPILER OR RUN ON A GPU (no Apple machine here); used only where
+  `vexel_core.gpu.kernel_backend` says "metal". CI runs it on the CPU as C++, as this module
+  hands it to ``mx.fast.metal_kernel`` (tests/emulation.py, MetalRecorder), in float32
+  against the same float64 reference as CUDA's.
 """
 
 from __future__ import annotations

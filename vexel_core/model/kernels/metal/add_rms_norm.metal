@@ -1,7 +1,10 @@
 // The residual add and the RMS norm after it: the Metal twin of cuda/add_rms_norm.cu (same
 // names, 16-byte words a thread and rounding; see there for why). One threadgroup per row; a
 // word's VEC elements are read one by one (Metal's vectors stop at four elements, a word of
-// 2-byte types holds eight). NEVER COMPILED OR RUN: no Apple machine here.
+// 2-byte types holds eight). NEVER COMPILED OR RUN by Apple's Metal compiler or on a GPU: no
+// Apple machine exists where this project is developed. Emulated on the CPU as C++, wrapped
+// and launched as ../__init__.py hands it to mx.fast.metal_kernel (tests/emulation.py,
+// MetalRecorder; tests/test_norm_kernels.py, float32 against float64).
 constexpr int VEC = 16 / sizeof(T);
 const uint H = x_shape[1], words = H / VEC;
 const ulong row = threadgroup_position_in_grid.x;
