@@ -301,15 +301,22 @@ class MetalRecorder:
     wrapper plans and calls its Metal kernels exactly as on an Apple GPU: each call's kernel
     is recorded in `kernels` (`build_metal` compiles them) and, given *binary*, run there,
     writing what the kernel wrote into its inputs back into them, as the GPU's in-place writes
-    would. Without a binary each output comes back NaN (zero for integers). *views*: the
-    buffer, offset and strides of arrays that are views (by ``id``), which MLX binds as they
-    are where a kernel does not ask for row-contiguous inputs (Python cannot see them)."""
+    would. Without a binary each output comes back NaN (zero for integers). *views*: arrays
+    that are views, with their buffer, offset and strides, which MLX binds as they are where
+    a kernel does not ask for row-contiguous inputs (Python cannot see them); an input is
+    taken for one where it has its shape, dtype and values (a wrapper's ``astype`` to the
+    same dtype makes another Python object of the same array)."""
 
     def __init__(self, binary: Path | None = None,
-                 views: dict[int, MetalInput] | None = None) -> None:
+                 views: Sequence[tuple[mx.array, MetalInput]] = ()) -> None:
         self.binary = binary
-        self.views = views or {}
+        self.views = list(views)
+        self.views_bound = 0  # inputs bound as views: a test checks that its views were
         self.kernels: list[MetalKernel] = []
+
+    def _view(self, a: mx.array) -> MetalInput | None:
+        return next((bound for v, bound in self.views if v.shape == a.shape
+                     and v.dtype == a.dtype and (v is a or mx.array_equal(v, a).item())), None)
 
     def __call__(self, name: str, input_names: Sequence[str], output_names: Sequence[str],
                  source: str, header: str = "", ensure_row_contiguous: bool = True,
@@ -332,13 +339,14 @@ class MetalRecorder:
             if self.binary is None:
                 return [mx.full(s, float("nan") if mx.issubdtype(d, mx.floating) else 0, d)
                         for s, d in zip(shapes, output_dtypes, strict=True)]
-            bound = [self.views[id(a)] if not ensure_row_contiguous and id(a) in self.views
-                     else MetalInput(np.array(a.reshape(-1).view(mx.uint8)), 0, tuple(a.shape))
-                     for a in inputs]
+            views = [None if ensure_row_contiguous else self._view(a) for a in inputs]
+            self.views_bound += sum(v is not None for v in views)
+            bound = [v or MetalInput(np.array(a.reshape(-1).view(mx.uint8)), 0, tuple(a.shape))
+                     for a, v in zip(inputs, views, strict=True)]
             outputs, left = run_metal_kernel(self.binary, kernel, bound, grid, threadgroup,
                                              shapes)
-            for a, b, after in zip(inputs, bound, left, strict=True):
-                if id(a) not in self.views and after != b.buffer.tobytes():
+            for a, v, b, after in zip(inputs, views, bound, left, strict=True):
+                if v is None and after != b.buffer.tobytes():
                     a[...] = mx.array(np.frombuffer(after, np.uint8)).view(a.dtype).reshape(
                         a.shape)
             return outputs

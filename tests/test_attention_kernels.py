@@ -126,13 +126,15 @@ def metal_decode(recorder, q, k_pool, v_pool, tables, ctx, scale, softcap, windo
         if new is None:
             return kernels.paged_decode(q, k_pool, v_pool, mt, mc, **options)
         k_new, v_new = (a[:, :, :D] for a in new[:2])
-        recorder.views = {id(view): emulation.MetalInput(
+        recorder.views = [(view, emulation.MetalInput(
             np.array(wide.reshape(-1).view(mx.uint8)), 0, view.shape,
-            (wide.shape[1] * wide.shape[2], wide.shape[2], 1))
-            for view, wide in ((k_new, new[0]), (v_new, new[1]))}
+            (wide.shape[1] * wide.shape[2], wide.shape[2], 1)))
+            for view, wide in ((k_new, new[0]), (v_new, new[1]))]
         out, _ = kernels.paged_decode_writing(q, k_new, v_new, mx.array(new[2]), k_pool, v_pool,
                                               mt, mc, after=mx.array([0], dtype=mx.int32),
                                               **options)
+        # the new rows read through their strides
+        assert recorder.binary is None or recorder.views_bound == 2
         return out
 
 

@@ -1,9 +1,10 @@
 """The KV pool's writes, reads and block copies, against a numpy model of the pool.
 
 ``in_place`` True is the GPU's cache-write kernel (vexel_core/kvcache/kernels), False the
-scatter every device can run; the kernel's CUDA source also runs on the CPU under the
-emulation of tests/kernel_emulation. Values are copied, never computed, so the comparisons
-are exact.
+scatter every device can run; the kernel's CUDA and Metal sources also run on the CPU under
+the emulations of tests/kernel_emulation (Metal's as the wrapper hands it to
+``mx.fast.metal_kernel``, tests/emulation.py). Values are copied, never computed, so the
+comparisons are exact.
 """
 
 from __future__ import annotations
@@ -96,21 +97,52 @@ def test_in_place_writes_need_a_gpu_kernel() -> None:
         make_pool(mx.float32, True)
 
 
-def test_the_cuda_cache_write_emulated_on_the_cpu(tmp_path: Path, rng) -> None:  # type: ignore[no-untyped-def]
-    """cuda/cache_write.cu's indexing: strided rows in, scattered slots out, nothing else
-    touched, the token passed on."""
-    cuda = Path(kernels.__file__).parent / "cuda"
-    binary = emulation.build(tmp_path, "run_cache_write.cpp", [cuda])
+def metal_cache_write(binary: Path | None, k: np.ndarray, v: np.ndarray, slots: np.ndarray,
+                      pools: np.ndarray, recorder: emulation.MetalRecorder | None = None
+                      ) -> tuple[np.ndarray, list[int]]:
+    """`kernels.cache_write` with backend "metal" on rows ``[T, row]`` (their first HKV x D
+    elements, as views) into *pools* ``[2, slots, HKV, D]``, its kernel run by the emulation
+    in *binary* (or given to *recorder*): the pools after the write, and the token."""
+    T, row = k.shape
+    mk, mv = (mx.array(a) for a in (k, v))
+    views = [(m[:, : HKV * D].reshape(T, HKV, D),
+              emulation.MetalInput(a.view(np.uint8).reshape(-1), 0, (T, HKV, D), (row, D, 1)))
+             for m, a in ((mk, k), (mv, v))]
+    k_pool, v_pool = mx.array(pools[0]), mx.array(pools[1])
+    recorder = recorder or emulation.MetalRecorder(binary, views)
+    with emulation.metal_kernels_on_cpu(recorder, kernels._kernel):
+        done = kernels.cache_write(views[0][0], views[1][0], mx.array(slots), k_pool, v_pool,
+                                   mx.array([0], dtype=mx.int32), backend="metal")
+    assert binary is None or recorder.views_bound == 2  # k and v read through their strides
+    return np.stack([np.array(k_pool), np.array(v_pool)]), done.tolist()
+
+
+@pytest.mark.parametrize("path", ["emulated_cuda", "emulated_metal"])
+def test_the_cache_write_emulated_on_the_cpu(path: str, tmp_path: Path, rng) -> None:  # type: ignore[no-untyped-def]
+    """cuda/cache_write.cu's and metal/cache_write.metal's indexing: strided rows in,
+    scattered slots out, nothing else touched, the token passed on."""
     T, slots_total, row = 37, 80, 3 * HKV * D + 5  # rows wider than a token's features
     k = rng.standard_normal((T, row)).astype(np.float32)
     v = rng.standard_normal((T, row)).astype(np.float32)
     slots = rng.permutation(slots_total)[:T].astype(np.int32)
     pools = rng.standard_normal((2, slots_total, HKV, D)).astype(np.float32)
-    data = k.tobytes() + v.tobytes() + slots.tobytes() + pools.tobytes()
-    out = np.frombuffer(emulation.run(binary, [T, HKV, D, slots_total, row], data), np.uint8)
-    got = out[: pools.nbytes].view(np.float32).reshape(pools.shape)
+    if path == "emulated_metal":
+        recorder = emulation.MetalRecorder()  # the kernel as the wrapper makes it
+        metal_cache_write(None, k, v, slots, pools, recorder)
+        got, token = metal_cache_write(emulation.build_metal(tmp_path, recorder.kernels), k, v,
+                                       slots, pools)
+        errors = emulation.metal_address_space_errors(tmp_path, recorder.kernels)
+        assert errors == {"threadgroup": "", "device": ""}, "\n".join(errors.values())
+    else:
+        cuda = Path(kernels.__file__).parent / "cuda"
+        binary = emulation.build(tmp_path, "run_cache_write.cpp", [cuda])
+        data = k.tobytes() + v.tobytes() + slots.tobytes() + pools.tobytes()
+        out = np.frombuffer(emulation.run(binary, [T, HKV, D, slots_total, row], data),
+                            np.uint8)
+        got = out[: pools.nbytes].view(np.float32).reshape(pools.shape)
+        token = out[pools.nbytes:].view(np.int32).tolist()
     want = pools.copy()
     want[0, slots] = k[:, : HKV * D].reshape(T, HKV, D)
     want[1, slots] = v[:, : HKV * D].reshape(T, HKV, D)
     np.testing.assert_array_equal(got, want)
-    assert out[pools.nbytes:].view(np.int32).tolist() == [0]
+    assert token == [0]

@@ -4,8 +4,11 @@
   (tests/test_kv_pool.py, marked ``gpu``), and run on the CPU under the CUDA emulation in CI.
   One request decodes ~8% faster with it than with the scatter (two launches per layer;
   notes/engine-gpu.md, session 5).
-- Metal (``metal/cache_write.metal``): the same indexing. NEVER COMPILED OR RUN (no Apple
-  machine here); used only where `vexel_core.gpu.kernel_backend` says "metal".
+- Metal (``metal/cache_write.metal``): the same indexing. NEVER COMPILED BY APPLE'S METAL
+  COMPILER OR RUN ON A GPU (no Apple machine here); used only where
+  `vexel_core.gpu.kernel_backend` says "metal". CI runs it on the CPU as C++, as this module
+  hands it to ``mx.fast.metal_kernel`` (tests/emulation.py, MetalRecorder), on strided rows
+  as CUDA's.
 """
 
 from __future__ import annotations

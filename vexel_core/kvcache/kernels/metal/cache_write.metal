@@ -1,6 +1,8 @@
 // Cache write, in place: the Metal twin of cuda/cache_write.cu (same names and indexing; see
-// there for why the pools are written through their input pointers). NEVER COMPILED OR RUN:
-// no Apple machine here.
+// there for why the pools are written through their input pointers). NEVER COMPILED OR RUN by
+// Apple's Metal compiler or on a GPU: no Apple machine exists where this project is developed.
+// Emulated on the CPU as C++, wrapped and launched as ../__init__.py hands it to
+// mx.fast.metal_kernel (tests/emulation.py, MetalRecorder; tests/test_kv_pool.py).
 const uint n_tok = k_shape[0];
 const uint n_kv = k_shape[1];
 const uint D = k_shape[2];
