@@ -1,5 +1,5 @@
 // Just enough of Metal (and of what MLX's metal/utils.h gives kernels) to compile the real
-// metal/*.metal sources of the quant kernels as C++20 for the CPU (tests/emulation.py,
+// metal/*.metal sources of the library's kernels as C++20 for the CPU (tests/emulation.py,
 // metal_program, wraps each body as mx.fast.metal_kernel does). Every Metal thread is a
 // std::thread; one threadgroup runs at a time, so threadgroup arrays are static (the builder
 // prefixes their declarations with `static`); simdgroups of 32 threads meet at real barriers,
@@ -170,7 +170,7 @@ struct ThreadPosition {
 // meet at a barrier between them, as the static threadgroup arrays are reused). Threads past
 // `grid` do not exist on the GPU (the last threadgroup is partial) and skip the body: exact
 // for kernels without barriers (the merge of paged decode); one with barriers would wait for
-// them forever (the library's launch whole threadgroups).
+// them forever (the library's kernels with barriers launch whole threadgroups).
 template <class Body>
 void launch(uint groups, uint threads, uint grid, Body body) {
   std::barrier<> threadgroup(threads), between_groups(threads);
