@@ -139,8 +139,9 @@ def metal_decode(recorder, q, k_pool, v_pool, tables, ctx, scale, softcap, windo
 
 
 # The Metal emulation costs about a second a launch on two CPU cores and a compile a variant:
-# it reads at 4 warps in one span and 8 in three (both merges' paths), and writes at 4 in three
-# spans; not the longest context (CASES[-1], the same heads as CASES[1], 2.5 s a launch).
+# it reads at 4 warps in one span and at 8 in three (so with and without the merge), writes
+# at 4 in three spans; not the longest context (CASES[-1], the heads of CASES[1]: 2.5 s a
+# launch).
 METAL_PATHS = [("emulated_metal", 1, 4), ("emulated_metal", 3, 8)]
 METAL_WRITING_PATHS = [("emulated_metal", 3, 4)]
 
