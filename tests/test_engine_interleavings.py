@@ -2,8 +2,8 @@
 chooses (stateful testing), on an engine it also chooses (blocks of 8 or 16 tokens, 2-4
 sequences, 4-32 tokens a step, chunks of 8-32): prefix caching on, prompts that share
 prefixes, a pool small enough to preempt, pipelined steps, ``n = 2`` forks, one-token
-answers, requests with a repetition penalty (whose steps wait for the previous samples
-instead of running ahead) and seeded sampling.
+answers, stop tokens, requests with a repetition penalty (whose steps wait for the previous
+samples instead of running ahead) and seeded sampling.
 
 After every step the block manager must agree with the sequences: each block's reference
 count is the number of live tables holding it, and the free count is the rest. At the end no
@@ -103,12 +103,16 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(prefix=st.sampled_from(PREFIXES),
           tail=st.lists(st.integers(260, 399), min_size=8, max_size=30),
           max_tokens=st.integers(1, MAX_TOKENS), n=st.sampled_from([1, 1, 1, 2]),
-          sampling=st.sampled_from([TRACED, TRACED, PENALISED, SEEDED]))
+          sampling=st.sampled_from([TRACED, TRACED, PENALISED, SEEDED]),
+          stop_at=st.none() | st.integers(0, MAX_TOKENS - 1))
     def arrive(self, prefix: list[int], tail: list[int], max_tokens: int, n: int,
-               sampling: SamplingParams) -> None:
+               sampling: SamplingParams, stop_at: int | None) -> None:
         rid = f"r{len(self.requests)}"
         request = GenerationRequest(rid, [*prefix, *tail], sampling, max_tokens,
                                     ignore_eos=True, n=n)
+        alone = self.run_alone(request, 0)
+        if stop_at is not None and stop_at < len(alone):  # a token its answer alone meets
+            request.stop_token_ids = [alone[stop_at][0]]
         self.requests[rid] = request
         self.engine.add_request(request)
 
@@ -160,11 +164,16 @@ class EngineMachine(RuleBasedStateMachine):
                 assert len(finishes) == 1, f"{key} finished {len(finishes)} times"
                 got = self.got.get(key, [])
                 # Cancelled, it may still have finished whole in the step that was running.
+                tokens = [t for t, _ in got]
+                stops = [t in request.stop_token_ids for t in tokens]
+                assert not any(stops[:-1]), (key, tokens)  # nothing after a stop token
                 if finishes[0] is FinishReason.ABORT:
                     assert rid in self.cancelled and len(got) < request.max_tokens, key
+                elif finishes[0] is FinishReason.STOP:  # the stop token is the last one
+                    assert stops[-1], (key, tokens)
                 else:
                     assert finishes[0] is FinishReason.LENGTH, (key, finishes[0])
-                    assert len(got) == request.max_tokens, (key, len(got))
+                    assert len(got) == request.max_tokens and not stops[-1], key
                 # a beginning of the run alone; parting at a near-tie ends the comparison
                 alone = self.run_alone(request, index)
                 assert_same_runs({rid: got}, {rid: alone[:len(got)]}, self.engine.model.dtype)
