@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vexel_core.attention.base import AttentionBatch
+from vexel_core.engine.request import RequestOutput
 from vexel_core.gguf.reader import GGUFFile
 from vexel_core.gguf.writer import finish
 from vexel_core.kvcache.blocks import BlockManager
@@ -144,7 +145,14 @@ def run_to_completion(engine, requests) -> dict[str, dict[int, list[int]]]:  # t
     return out
 
 
-Traced = dict[str, list[tuple[int, dict[int, float]]]]
+Trace = list[tuple[int, dict[int, float]]]  # each token with its step's top candidates
+Traced = dict[str, Trace]
+
+
+def trace(out: RequestOutput) -> Trace:
+    """*out*'s tokens, each with its step's top candidates ``{token: logprob}`` (a request
+    that asks for top log-probs)."""
+    return [(lp.token_id, dict(lp.top)) for lp in out.logprobs or []]
 
 
 def run_traced(engine, requests) -> Traced:  # type: ignore[no-untyped-def]
@@ -155,8 +163,18 @@ def run_traced(engine, requests) -> Traced:  # type: ignore[no-untyped-def]
         engine.add_request(r)
     while engine.has_work():
         for o in engine.step():
-            for lp in o.logprobs or []:
-                out[o.request_id].append((lp.token_id, dict(lp.top)))
+            out[o.request_id] += trace(o)
+    return out
+
+
+def run_choices(engine, request) -> dict[int, Trace]:  # type: ignore[no-untyped-def]
+    """*request* (any ``n``, asking for top log-probs) run to the end on *engine*: each
+    choice's `trace`, by index."""
+    out: dict[int, Trace] = {}
+    engine.add_request(request)
+    while engine.has_work():
+        for o in engine.step():
+            out.setdefault(o.index, []).extend(trace(o))
     return out
 
 

@@ -10,8 +10,9 @@ once everyone is gone the engine is idle with no KV block in use.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,15 @@ from hypothesis import strategies as st
 
 from tests.builders.models import LlamaShape, write_llama
 from tests.builders.vocab import spm_vocab
-from tests.helpers import assert_same_runs, engine_for, examples, search_timeout
+from tests.helpers import (
+    Trace,
+    assert_same_runs,
+    engine_for,
+    examples,
+    run_choices,
+    search_timeout,
+    trace,
+)
 from vexel_core.engine import AsyncEngine, GenerationRequest, LLMEngine
 from vexel_core.kvcache.pool import KVPool
 from vexel_core.plugins import PluginHost
@@ -30,7 +39,6 @@ from vexel_core.sampling.params import SamplingParams
 
 SHAPE = LlamaShape(hidden=32, layers=2, heads=4, kv_heads=2, ffn=64, context=256)
 TRACED = SamplingParams(temperature=0.0, logprobs=3)
-Trace = list[tuple[int, dict[int, float]]]
 PROMPTS = ([1, *range(300, 310)], [1, *range(300, 320)], [1, 270, 271, 272], [1] + [260] * 40)
 
 
@@ -55,10 +63,16 @@ def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def served(model_path: Path, host: PluginHost) -> Iterator[AsyncEngine]:
+def alone(model_path: Path, host: PluginHost) -> LLMEngine:
+    """Runs each request alone (its choices together)."""
+    return engine_for(model_path, host, max_batch_size=2)
+
+
+@pytest.fixture(scope="module")
+def served(model_path: Path, host: PluginHost, alone: LLMEngine) -> Iterator[AsyncEngine]:
     # A pool of 6 blocks of 16 tokens for up to four sequences: some wait, some are
     # preempted; the engine's thread builds it, as the server's does.
-    block_bytes = KVPool.bytes_per_block(alone_engine(model_path, host).model.kv_spec, 16)
+    block_bytes = KVPool.bytes_per_block(alone.model.kv_spec, 16)
     aeng = AsyncEngine(lambda: engine_for(model_path, host, kv_cache_memory=str(
         6 * block_bytes), max_batch_size=4, max_batched_tokens=32, prefill_chunk=16))
     aeng.wait_ready(60)
@@ -66,29 +80,17 @@ def served(model_path: Path, host: PluginHost) -> Iterator[AsyncEngine]:
     aeng.shutdown()
 
 
+@pytest.fixture(scope="module")
+def runs_alone(alone: LLMEngine) -> Callable[[int, int], dict[int, Trace]]:
+    """Each choice of PROMPTS[prompt] with *n* choices, run alone to 16 tokens (kept)."""
+    @functools.cache
+    def run(prompt: int, n: int) -> dict[int, Trace]:
+        return run_choices(alone, GenerationRequest("alone", PROMPTS[prompt], TRACED, 16,
+                                                    ignore_eos=True, n=n))
+    return run
+
+
 _ids = itertools.count()
-_alone: dict[Path, LLMEngine] = {}
-_runs: dict[tuple[int, int], dict[int, Trace]] = {}
-
-
-def alone_engine(model_path: Path, host: PluginHost) -> LLMEngine:
-    if model_path not in _alone:
-        _alone[model_path] = engine_for(model_path, host, max_batch_size=2)
-    return _alone[model_path]
-
-
-def run_alone(engine: LLMEngine, prompt: int, n: int) -> dict[int, Trace]:
-    """Each choice of PROMPTS[prompt] with *n* choices, run alone to 16 tokens."""
-    if (prompt, n) not in _runs:
-        engine.add_request(GenerationRequest("alone", PROMPTS[prompt], TRACED, 16,
-                                             ignore_eos=True, n=n))
-        runs: dict[int, Trace] = {}
-        while engine.has_work():
-            for out in engine.step():
-                runs.setdefault(out.index, []).extend(
-                    (lp.token_id, dict(lp.top)) for lp in out.logprobs or [])
-        _runs[(prompt, n)] = runs
-    return _runs[(prompt, n)]
 
 
 async def consume(aeng: AsyncEngine, rid: str, c: Consumer) -> tuple[dict[int, Trace],
@@ -102,8 +104,7 @@ async def consume(aeng: AsyncEngine, rid: str, c: Consumer) -> tuple[dict[int, T
     async with aclosing(aeng.generate(request)) as stream:
         read = 0
         async for out in stream:
-            got.setdefault(out.index, []).extend(
-                (lp.token_id, dict(lp.top)) for lp in out.logprobs or [])
+            got.setdefault(out.index, []).extend(trace(out))
             finishes[out.index] = finishes.get(out.index, 0) + out.finished
             read += 1
             if c.leave_after is not None and read >= c.leave_after:
@@ -125,7 +126,7 @@ async def until_idle(aeng: AsyncEngine) -> bool:
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(consumers=CONSUMERS)
 def test_consumers_that_leave_free_everything_and_others_get_their_answers(
-        served: AsyncEngine, model_path: Path, host: PluginHost,
+        served: AsyncEngine, runs_alone: Callable[[int, int], dict[int, Trace]],
         consumers: list[Consumer]) -> None:
     async def main() -> tuple[list[tuple[dict[int, Trace], dict[int, int]]], bool]:
         results = await asyncio.gather(*(consume(served, f"c{next(_ids)}", c)
@@ -134,9 +135,9 @@ def test_consumers_that_leave_free_everything_and_others_get_their_answers(
 
     results, idle = asyncio.run(main())
     assert idle, "the engine kept work or KV blocks after every consumer had gone"
-    alone = alone_engine(model_path, host)
+    dtype = served.engine.model.dtype
     for c, (got, finishes) in zip(consumers, results, strict=True):
-        runs = run_alone(alone, c.prompt, c.n)
+        runs = runs_alone(c.prompt, c.n)
         stayed = c.leave_after is None or c.leave_after > c.max_tokens * c.n
         for index in range(c.n):
             if stayed:
@@ -144,4 +145,4 @@ def test_consumers_that_leave_free_everything_and_others_get_their_answers(
                 assert len(got[index]) == c.max_tokens, (c, index)
             assert finishes.get(index, 0) <= 1, (c, finishes)
             assert_same_runs({"c": got.get(index, [])},
-                             {"c": runs[index][:len(got.get(index, []))]}, alone.model.dtype)
+                             {"c": runs[index][:len(got.get(index, []))]}, dtype)

@@ -12,11 +12,13 @@ import pytest
 from tests.builders.models import LlamaShape, write_llama
 from tests.builders.vocab import spm_vocab
 from tests.helpers import (
+    Trace,
     Traced,
     assert_same_runs,
     engine_for,
     run_to_completion,
     run_traced,
+    trace,
 )
 from vexel_core.engine import AsyncEngine, FinishReason, GenerationRequest
 from vexel_core.errors import RequestError
@@ -111,7 +113,7 @@ def test_admissions_and_prompt_chunks_beside_decodes_are_launched_ahead(make_eng
         if arriving and steps % 3 == 0:
             many.add_request(arriving.pop(0))
         for o in many.step():
-            got[o.request_id] += [(lp.token_id, dict(lp.top)) for lp in o.logprobs or []]
+            got[o.request_id] += trace(o)
         steps += 1
     assert_same_runs(got, sequential, many.model.dtype)
     mixed = [r for r in many.stats.step_records if r.decodes and r.prefill_tokens]
@@ -204,12 +206,11 @@ def test_a_pipelined_plan_short_of_blocks_keeps_copy_on_write_whole(make_engine)
             GenerationRequest("r2", [1, 260, 261] + [260] * 13 + [263], TRACED, 2,
                               ignore_eos=True, n=2),
             GenerationRequest("r3", prefix + [260] * 14, TRACED, 2, ignore_eos=True)]
-    got: dict[tuple[str, int], list[tuple[int, dict[int, float]]]] = {}
+    got: dict[tuple[str, int], Trace] = {}
 
     def step() -> None:
         for o in engine.step():
-            got.setdefault((o.request_id, o.index), []).extend(
-                (lp.token_id, dict(lp.top)) for lp in o.logprobs or [])
+            got.setdefault((o.request_id, o.index), []).extend(trace(o))
 
     engine.add_request(reqs[0])
     step()  # r0's first chunk alone, then the others arrive together

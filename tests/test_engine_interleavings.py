@@ -32,14 +32,21 @@ from hypothesis.stateful import (
 
 from tests.builders.models import LlamaShape, write_llama
 from tests.builders.vocab import spm_vocab
-from tests.helpers import assert_same_runs, engine_for, examples, search_timeout
+from tests.helpers import (
+    Trace,
+    assert_same_runs,
+    engine_for,
+    examples,
+    run_choices,
+    search_timeout,
+    trace,
+)
 from vexel_core.engine import FinishReason, GenerationRequest, LLMEngine, RequestOutput
 from vexel_core.engine.request import SeqStatus
 from vexel_core.kvcache.pool import KVPool
 from vexel_core.plugins import PluginHost
 from vexel_core.sampling.params import SamplingParams
 
-Trace = list[tuple[int, dict[int, float]]]  # each token with its step's top candidates
 SHAPE = LlamaShape(hidden=32, layers=2, heads=4, kv_heads=2, ffn=64, context=256)
 TRACED = SamplingParams(temperature=0.0, logprobs=3)  # greedy, with the top candidates
 # A penalty reads the history, so a step with such a request waits for the previous step's
@@ -88,15 +95,9 @@ class EngineMachine(RuleBasedStateMachine):
         """Choice *index* of *request* run alone, to MAX_TOKENS."""
         key = (id(request.sampling), request.n, *request.prompt_ids)
         if key not in self.runs_alone:
-            runs: dict[int, Trace] = {}
-            self.alone.add_request(GenerationRequest(
+            self.runs_alone[key] = run_choices(self.alone, GenerationRequest(
                 "alone", request.prompt_ids, request.sampling, MAX_TOKENS, ignore_eos=True,
                 n=request.n))
-            while self.alone.has_work():
-                for out in self.alone.step():
-                    runs.setdefault(out.index, []).extend(
-                        (lp.token_id, dict(lp.top)) for lp in out.logprobs or [])
-            self.runs_alone[key] = runs
         return self.runs_alone[key][index]
 
     # -- rules ----------------------------------------------------------------------------
@@ -126,8 +127,7 @@ class EngineMachine(RuleBasedStateMachine):
     def record(self, outputs: list[RequestOutput]) -> None:
         for out in outputs:
             key = (out.request_id, out.index)
-            self.got.setdefault(key, []).extend(
-                (lp.token_id, dict(lp.top)) for lp in out.logprobs or [])
+            self.got.setdefault(key, []).extend(trace(out))
             if out.finish_reason is not None:
                 self.finishes.setdefault(key, []).append(out.finish_reason)
 
