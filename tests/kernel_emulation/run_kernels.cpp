@@ -85,8 +85,8 @@ int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
     else return 3;
   } else {
     if (false) {}
-    VX_INT8_TILING(4, 2, 4) VX_INT8_TILING(4, 4, 2) VX_INT8_TILING(8, 3, 1) VX_INT8_TILING(2, 2, 1)
-    VX_INT8_TILING(2, 2, 2)
+    VX_INT8_TILING(4, 2, 4) VX_INT8_TILING(8, 2, 4) VX_INT8_TILING(4, 4, 2) VX_INT8_TILING(8, 3, 1)
+    VX_INT8_TILING(2, 2, 1) VX_INT8_TILING(2, 2, 2)
     VX_INT8_HELD(2, 2, 4)
     else return 3;
   }

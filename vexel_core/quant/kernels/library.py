@@ -138,17 +138,19 @@ def int8_kcap(cols: int) -> int:
 # 14 over 792 (six), for the plain and the gated product, once Q4_K and Q6_K read shared memory
 # in wider loads; `grid` makes both 924 and 1,188 into 896 CTAs at 14,336 rows. At 14,336
 # columns x's rounded copy leaves room for six an SM, and more CTAs than fit at once run a
-# second wave (1,056 of four warps lost 20-30% there).
+# second wave (1,056 of four warps lost 20-30% there). There Q4_0 and Q4_K take eight-warp
+# CTAs (8/2/4/512): 16.0-16.1 and 15.5 us against 4/2/4/792's 16.4-16.8 and 16.2-16.5 in both
+# orders of session 17's A/B (occupancy 42-44% against 23%).
 _FOUR_BY_TWO = Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792)
+_EIGHT_BY_TWO = Int8Tiling(warps=8, stages=2, per_lane=4, ctas=512)
 _SEVEN_AN_SM = Int8Tiling(warps=4, stages=2, per_lane=4, ctas=924)
 INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
     # 14336x4096: 13.8 us (session 14's decode: 14.3-14.4; 792: 14.8-14.9; session 7's 8/3/2:
-    # 17.5); gated 2x14336x4096: 21.9 (23.5); 4096x14336: 16.4-16.5 (17.3; 8/2/4/512 took 16.0
-    # in one order of session 15's sweep, to be confirmed)
-    Q.Q4_0: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _FOUR_BY_TWO)),
+    # 17.5); gated 2x14336x4096: 21.9 (23.5); 4096x14336: 16.0-16.1 (4/2/4/792: 16.4-16.8)
+    Q.Q4_0: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _EIGHT_BY_TWO)),
     # 13.1-13.3 us (session 14's reads: 14.8-14.9; 792: 15.6-15.7; session 13, byte-wise reads:
-    # 18.3); gated 21.4-22.2 (24.8-25.2); 16.2-16.7 (18.4; 8/2/4/512: 15.5, as for Q4_0)
-    Q.Q4_K: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _FOUR_BY_TWO)),
+    # 18.3); gated 21.4-22.2 (24.8-25.2); 15.5 (4/2/4/792: 16.2-16.5; session 13: 18.4)
+    Q.Q4_K: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _EIGHT_BY_TWO)),
     # 20.5 us (22.2); 23.9 (the same tiling); the switch where session 8's 48 KiB of static
     # shared memory ran out (rows between are unmeasured)
     Q.Q8_0: ((10240, Int8Tiling(warps=4, stages=4, per_lane=2, ctas=660)),
