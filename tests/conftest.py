@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 # MLX's CUDA backend multiplies float32 matrices in TF32 by default (10-bit mantissas, ~1e-3
 # relative error). The tests compare float32 results with float64 references and across batch
@@ -13,7 +14,10 @@ import mlx.core as mx  # noqa: E402
 import numpy as np
 import pytest
 
+from tests import emulation
 from vexel_core.plugins import PluginHost, load_plugins
+
+QUANT_KERNELS = Path(__file__).parent.parent / "vexel_core" / "quant" / "kernels"
 
 
 def _has_gpu() -> bool:
@@ -44,3 +48,11 @@ def rng() -> np.random.Generator:
 def host() -> PluginHost:
     """Every installed plugin, strictly loaded (a broken one fails the test)."""
     return load_plugins(strict=True)
+
+
+@pytest.fixture(scope="session")
+def emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/kernel_emulation/run_kernels.cpp (the CUDA GGUF kernels on the CPU), built once
+    for the quantized-kernel tests."""
+    return emulation.build(tmp_path_factory.mktemp("emulation"), "run_kernels.cpp",
+                           [QUANT_KERNELS / "cuda", QUANT_KERNELS / "common"])

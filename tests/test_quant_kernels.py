@@ -164,13 +164,6 @@ def as_read(path: str, ggml_type: T, x: np.ndarray) -> np.ndarray:
     return x.astype(np.float64)
 
 
-@pytest.fixture(scope="session")
-def emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """tests/kernel_emulation/run_kernels.cpp built against the kernel sources."""
-    return emulation.build(tmp_path_factory.mktemp("emulation"), "run_kernels.cpp",
-                           [KERNELS / "cuda", KERNELS / "common"])
-
-
 def metal_kernel(op: Op, launch: _Launch, input_dtypes: tuple[mx.Dtype, ...]
                  ) -> emulation.MetalKernel:
     """What ``KernelLibrary("metal")`` hands ``mx.fast.metal_kernel`` for *launch* of *op*."""
