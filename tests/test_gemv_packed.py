@@ -31,9 +31,11 @@ from tests.test_quant_kernels import (
     int8_activations,
     matrix,
 )
-from vexel_core.quant.kernels.library import GATED_ACTS, Int8Tiling
+from vexel_core.quant.kernels import gpu_backend, library
+from vexel_core.quant.kernels.library import GATED_ACTS, Int8Tiling, PackedTiling
 
 COLUMNS = [1024, 3072, 14336]
+NAN = float("nan")
 TILINGS = [(8, 4, 3), (2, 3, 2)]  # (warps, super-blocks a pass, CTAs)
 
 
@@ -130,3 +132,57 @@ def test_packed_gated_product(act: str, rng: np.random.Generator,
     g, u = wg @ xr, wu @ xr
     bound = glu_bound(g, u, float32_bound(xr, wg), float32_bound(xr, wu), act, mx.bfloat16)
     assert (np.abs(y - GLU[act](g) * u) <= bound).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("tiling", [None, PackedTiling(warps=2, per_pass=3, ctas=2)],
+                         ids=["default", "2warps-3-2ctas"])
+@pytest.mark.parametrize("cols", COLUMNS)
+@pytest.mark.parametrize("act", [None, *sorted(GATED_ACTS)])
+@pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16, mx.float16],
+                         ids=["f32", "bf16", "f16"])
+def test_packed_product_on_the_gpu(dtype: mx.Dtype, act: str | None, cols: int,
+                                   tiling: PackedTiling | None,
+                                   rng: np.random.Generator) -> None:
+    # The library's launch on a poisoned output (37 rows or pairs), bit for bit the product
+    # gemv_int8 computes from the file's blocks and the same row (its default tilings give a
+    # lane four sub-blocks a chunk, the order here), and within float64's bound on x as rounded.
+    if gpu_backend() != "cuda":
+        pytest.skip("gemv_packed is a CUDA kernel")
+    rows = 2 * 37 if act else 37
+    m = matrix(T.Q4_0, rng, cols=cols, rows=rows)
+    x = (gated_x(m, rng, dtype) if act
+         else mx.array(rng.normal(size=(1, cols)).astype(np.float32)).astype(dtype))
+    lib = library("cuda")
+    xr = mx.array(rounded_x(np.array(x.astype(mx.float32))[0]))
+    got = lib.gemv_packed(xr, mx.array(pack(m.buffer)), dtype, tiling=tiling, act=act,
+                          init_value=NAN)
+    assert got.dtype == dtype and got.shape == (1, rows // 2 if act else rows)
+    y = np.array(got.astype(mx.float32))[0]
+    assert np.isfinite(y).all()
+    int8 = lib.gemv(x, m.raw, T.Q4_0, act=act)
+    assert np.array_equal(np.array(int8.astype(mx.float32))[0], y)
+    if act is None:
+        xf = int8_activations(np.array(x.astype(mx.float32)))
+        exact = (xf @ m.values.T)[0]
+        out_rounding = 0.0 if dtype == mx.float32 else 2.0**-8 * np.abs(exact)
+        assert (np.abs(y - exact) <= float32_bound(xf, m.values)[0] + out_rounding).all()
+
+
+def test_packed_launch_refuses_what_it_cannot_compute() -> None:
+    # errors name the parameter and what was expected (planned without a GPU)
+    from vexel_core.quant.kernels.library import _packed_launch
+
+    good = ((8, 576), mx.uint8, (1280,), mx.uint8, mx.bfloat16, None, None)
+    _packed_launch("cuda", *good)
+    with pytest.raises(ValueError, match="CUDA kernel"):
+        _packed_launch("metal", *good)
+    with pytest.raises(ValueError, match=r"packed must be uint8 \[rows, super-blocks \* 576\]"):
+        _packed_launch("cuda", (8, 18 * 32 * 3 + 18), *good[1:])
+    with pytest.raises(ValueError, match=r"xr must be uint8 \[1280\]"):
+        _packed_launch("cuda", (8, 576), mx.uint8, (1024,), mx.uint8, mx.bfloat16, None, None)
+    with pytest.raises(ValueError, match="dtype must be"):
+        _packed_launch("cuda", (8, 576), mx.uint8, (1280,), mx.uint8, mx.int32, None, None)
+    with pytest.raises(ValueError, match="even number of rows"):
+        _packed_launch("cuda", (7, 576), mx.uint8, (1280,), mx.uint8, mx.bfloat16, None,
+                       "silu")

@@ -41,7 +41,7 @@ from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 from vexel_core.gpu import cuda_header, on_cuda
 
 Backend = Literal["cuda", "metal"]
-Op = Literal["gemv", "gemv_int8", "dequant"]
+Op = Literal["gemv", "gemv_int8", "gemv_packed", "dequant"]
 GatedAct = Literal["silu", "gelu_tanh"]
 # gemv_int8's ACT template argument per activation of its gated mode (0: the plain product)
 GATED_ACTS: dict[str, int] = {"silu": 1, "gelu_tanh": 2}
@@ -59,16 +59,17 @@ DEQUANT_WARPS = 4
 _HERE = Path(__file__).parent
 _HEADERS = {
     "cuda": ("cuda/prelude.cuh", "common/decode.h", "common/formats.h", "cuda/memory.cuh",
-             "cuda/kernels.cuh", "cuda/gemv_int8.cuh"),
+             "cuda/kernels.cuh", "cuda/gemv_int8.cuh", "cuda/gemv_packed.cuh"),
     "metal": ("metal/prelude.metal", "common/decode.h", "common/formats.h", "metal/memory.metal",
               "metal/kernels.metal"),
 }
 _BODIES = {
     "cuda": {"gemv": "cuda/gemv.cu", "gemv_int8": "cuda/gemv_int8.cu",
-             "dequant": "cuda/dequant.cu"},
+             "gemv_packed": "cuda/gemv_packed.cu", "dequant": "cuda/dequant.cu"},
     "metal": {"gemv": "metal/gemv.metal", "dequant": "metal/dequant.metal"},
 }
-_INPUTS = {"gemv": ["w", "x"], "gemv_int8": ["w", "x"], "dequant": ["w"]}
+_INPUTS = {"gemv": ["w", "x"], "gemv_int8": ["w", "x"], "gemv_packed": ["w", "xr"],
+           "dequant": ["w"]}
 
 
 @dataclass(frozen=True)
@@ -102,12 +103,8 @@ class Int8Tiling:
 
     def grid(self, rows: int) -> int:
         """CTAs for *rows* weight rows (gated: row pairs, each warp streaming both rows of
-        its pairs): as few warps as give each the same number of rows as the most loaded one
-        would get from all of them (a warp with one row more than the others is the kernel's
-        tail)."""
-        per_warp = -(-rows // (self.ctas * self.warps))
-        warps = -(-rows // per_warp)
-        return -(-warps // self.warps)
+        its pairs): `even_grid`."""
+        return even_grid(rows, self.ctas, self.warps)
 
     def shared_bytes(self, ggml_type: GGMLQuantizationType, cols: int) -> int:
         """Shared memory of one CTA, all of it dynamic: the staging slots
@@ -122,6 +119,30 @@ class Int8Tiling:
     def fits(self, ggml_type: GGMLQuantizationType, cols: int) -> bool:
         """Whether a CTA's shared memory for rows of *cols* stays within sm_90's 227 KiB."""
         return self.shared_bytes(ggml_type, cols) <= SHARED_MAX
+
+
+def even_grid(rows: int, ctas: int, warps: int) -> int:
+    """CTAs of *warps* warps, at most *ctas*, for *rows* rows a warp each in turn: as few warps
+    as give each the same number of rows as the most loaded one would get from all of them (a
+    warp with one row more than the others is the kernel's tail)."""
+    per_warp = -(-rows // (ctas * warps))
+    busy = -(-rows // per_warp)
+    return -(-busy // warps)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PackedTiling:
+    """How ``gemv_packed`` splits one row's product (cuda/gemv_packed.cuh): CTAs of *warps*
+    warps, at most *ctas* of them, a warp's row read *per_pass* super-blocks (1,024 columns) a
+    pass, each pass's loads in flight together."""
+
+    warps: int = 8
+    per_pass: int = 4
+    ctas: int = 1056
+
+    def grid(self, rows: int) -> int:
+        """CTAs for *rows* outputs (gated: row pairs): `even_grid`."""
+        return even_grid(rows, self.ctas, self.warps)
 
 
 def int8_kcap(cols: int) -> int:
@@ -255,6 +276,24 @@ class KernelLibrary:
                                 x.dtype, tile, tiling, act)
         return self._launch(op, [raw, x], launch, init_value)
 
+    def gemv_packed(
+        self,
+        xr: mx.array,
+        packed: mx.array,
+        dtype: mx.Dtype,
+        *,
+        tiling: PackedTiling | None = None,
+        init_value: float | None = None,
+        act: GatedAct | None = None,
+    ) -> mx.array:
+        """``x @ W.T`` -> ``[1, N]`` in *dtype* for one row x rounded beforehand (*xr*: its
+        int8 copy as round_x writes it, ``uint8[K * 5 / 4]``) and W of Q4_0 repacked in
+        1,024-element super-blocks (*packed*: ``uint8[N, K / 1024 * 576]``; CUDA only).
+        *act*: the gated mode, as `gemv`'s."""
+        return self._launch("gemv_packed", [packed, xr],
+                            _packed_launch(self.backend, packed.shape, packed.dtype, xr.shape,
+                                           xr.dtype, dtype, tiling, act), init_value)
+
     def dequantize(
         self,
         raw: mx.array,
@@ -378,6 +417,38 @@ def _int8_launch(
     # the gated mode keeps its gate sums in registers: the same shared memory as the product
     return _Launch(template, (tiling.grid(outs) * threads, 1, 1), (threads, 1, 1), (1, outs),
                    x_dtype, tiling.shared_bytes(ggml_type, cols))
+
+
+PACKED_SUPER_BLOCK = (1024, 576)  # (elements, bytes): 32 Q4_0 blocks, quants then scales
+
+
+@cache
+def _packed_launch(
+    backend: Backend, shape: tuple[int, ...], w_dtype: mx.Dtype, xr_shape: tuple[int, ...],
+    xr_dtype: mx.Dtype, dtype: mx.Dtype, tiling: PackedTiling | None, act: GatedAct | None,
+) -> _Launch:
+    elems, nbytes = PACKED_SUPER_BLOCK
+    if backend != "cuda":
+        raise ValueError(f"gemv_packed is a CUDA kernel; got {backend}")
+    if len(shape) != 2 or w_dtype != mx.uint8 or shape[1] % nbytes or not shape[1]:
+        raise ValueError(f"packed must be uint8 [rows, super-blocks * {nbytes}] (Q4_0 "
+                         f"repacked); got {shape} {w_dtype}")
+    rows, cols = shape[0], shape[1] // nbytes * elems
+    if xr_dtype != mx.uint8 or xr_shape not in ((cols * 5 // 4,), (1, cols * 5 // 4)):
+        raise ValueError(f"xr must be uint8 [{cols * 5 // 4}], x's rounded copy for "
+                         f"{cols} columns; got {xr_shape} {xr_dtype}")
+    if dtype not in ACTIVATION_DTYPES:
+        raise ValueError(f"dtype must be float32, float16 or bfloat16; got {dtype}")
+    if act is not None and (act not in GATED_ACTS or rows % 2):
+        raise ValueError(f"gemv_packed's gated mode takes act in {sorted(GATED_ACTS)} and an "
+                         f"even number of rows (gate, then up); got {act!r}, {rows} rows")
+    tiling = tiling or PackedTiling()
+    threads = tiling.warps * 32
+    outs = rows if act is None else rows // 2
+    template = [("T", dtype), ("WARPS", tiling.warps), ("PASS", tiling.per_pass),
+                ("ACT", GATED_ACTS[act] if act else 0)]
+    return _Launch(template, (tiling.grid(outs) * threads, 1, 1), (threads, 1, 1), (1, outs),
+                   dtype)
 
 
 @cache
