@@ -136,13 +136,28 @@ class PackedTiling:
     warps, at most *ctas* of them, a warp's row read *per_pass* super-blocks (1,024 columns) a
     pass, each pass's loads in flight together."""
 
-    warps: int = 8
+    warps: int = 4
     per_pass: int = 4
     ctas: int = 1056
 
     def grid(self, rows: int) -> int:
         """CTAs for *rows* outputs (gated: row pairs): `even_grid`."""
         return even_grid(rows, self.ctas, self.warps)
+
+
+# Nsight Compute on the H200, one bf16 row rounded beforehand (session 17, call B; all outputs
+# equal to gemv_int8's): at 14336x4096 4/4/1056 took 12.2 us (71% of the copy bandwidth;
+# 8/4/1056 12.9, 8/4/528 13.8, 8/2/1056 14.0, 8/7/528 15.4; gemv_int8 13.7), gated 2 x 14336 x
+# 4096 20.6 (84%; gemv_int8 22.0); at 4096x14336 8/4/1056 14.1 (4/4/1056 14.4; gemv_int8 15.9).
+PACKED_TILINGS: tuple[tuple[int, PackedTiling], ...] = (
+    (4096, PackedTiling(warps=4, per_pass=4, ctas=1056)),
+    (INT8_MAX_COLS, PackedTiling(warps=8, per_pass=4, ctas=1056)),
+)
+
+
+def default_packed_tiling(cols: int) -> PackedTiling:
+    """The `PACKED_TILINGS` entry for rows of *cols* (at most INT8_MAX_COLS)."""
+    return next(t for longest, t in PACKED_TILINGS if cols <= longest)
 
 
 def int8_kcap(cols: int) -> int:
@@ -442,7 +457,9 @@ def _packed_launch(
     if act is not None and (act not in GATED_ACTS or rows % 2):
         raise ValueError(f"gemv_packed's gated mode takes act in {sorted(GATED_ACTS)} and an "
                          f"even number of rows (gate, then up); got {act!r}, {rows} rows")
-    tiling = tiling or PackedTiling()
+    if cols > INT8_MAX_COLS:
+        raise ValueError(f"gemv_packed takes rows of at most {INT8_MAX_COLS} columns; got {cols}")
+    tiling = tiling or default_packed_tiling(cols)
     threads = tiling.warps * 32
     outs = rows if act is None else rows // 2
     template = [("T", dtype), ("WARPS", tiling.warps), ("PASS", tiling.per_pass),
