@@ -26,6 +26,7 @@ into its buffer (not 16-byte aligned).
 from __future__ import annotations
 
 import importlib.util
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,15 +58,20 @@ from vexel_core.quant.kernels.library import (
     INT8_MAX_COLS,
     INT8_TILINGS,
     INT8_TYPES,
+    ROUND_X_THREADS,
+    X_ROUNDED,
     Int8Tiling,
     Op,
+    XRounded,
     _dequant_launch,
     _gemv_plan,
     _int8_launch,
     _Launch,
+    _round_x_launch,
     activation_tile,
     default_int8_tiling,
     kernel_source,
+    rounded_x_bytes,
 )
 from vexel_core.quant.measure import random_raw
 from vexel_core.quant.selection import QuantPath, row_bucket, select, select_for
@@ -137,17 +143,32 @@ def float32_bound(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return x.shape[-1] * 2.0**-24 * (np.abs(x) @ np.abs(w).T)
 
 
-def int8_activations(x: np.ndarray) -> np.ndarray:
-    """*x* as ``gemv_int8`` multiplies it (cuda/gemv_int8.cuh, round_block): each 32-element
-    block becomes d * q with d = amax / 127 and q = rint(x * (127 / amax)), both divisions
-    IEEE-rounded float32, the product exact and rounded half to even. Repeated exactly, so the
-    kernel is still judged by float32 rounding alone."""
+def int8_blocks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """*x*'s 32-element blocks as ``gemv_int8`` rounds them (cuda/gemv_int8.cuh, round_block;
+    llama.cpp's quantize_q8_1 with ties to even): q = rint(x * (127 / amax)) ``[..., n, 32]``
+    (float64 integers) and d = amax / 127 ``[..., n, 1]`` (float32), both divisions
+    IEEE-rounded float32, the product exact and rounded half to even."""
     blocks = x.astype(np.float32).reshape(*x.shape[:-1], -1, 32)
     amax = np.abs(blocks).max(axis=-1, keepdims=True)
     with np.errstate(divide="ignore"):
         inv = np.where(amax > 0, np.float32(127) / amax, np.float32(0))
-    q = np.rint(blocks.astype(np.float64) * inv.astype(np.float64))
-    return (q * (amax / np.float32(127)).astype(np.float64)).reshape(x.shape)
+    return np.rint(blocks.astype(np.float64) * inv.astype(np.float64)), amax / np.float32(127)
+
+
+def int8_activations(x: np.ndarray) -> np.ndarray:
+    """*x* as ``gemv_int8`` multiplies it: each 32-element block d * q (`int8_blocks`).
+    Repeated exactly, so the kernel is still judged by float32 rounding alone."""
+    q, d = int8_blocks(x)
+    return (q * d.astype(np.float64)).reshape(x.shape)
+
+
+def rounded_x_reference(x: np.ndarray) -> np.ndarray:
+    """``round_x``'s buffer for one row *x* ``[K]``: q as int8, then d (float32), then each
+    block's sum of q (int32), as bytes."""
+    q, d = int8_blocks(x)
+    return np.concatenate([q.astype(np.int8).view(np.uint8).ravel(),
+                           d.astype(np.float32).view(np.uint8).ravel(),
+                           q.sum(axis=-1).astype(np.int32).view(np.uint8).ravel()])
 
 
 def rounds_to_int8(path: str, ggml_type: T, n_tokens: int) -> bool:
@@ -263,17 +284,31 @@ def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
 
 
 def emulated_int8(binary: Path, x: mx.array, m: Matrix, tiling: Int8Tiling,
-                  act: str | None = None, offset: int = 0) -> mx.array:
+                  act: str | None = None, offset: int = 0,
+                  x_rounded: XRounded | None = None) -> mx.array:
     """``gemv_int8`` in the emulation on one float32 or bfloat16 row: ``[1, rows]``, or with
     *act* its gated mode's ``[1, rows / 2]``; *offset*: the weight's buffer starts that many
-    bytes past 16-byte alignment."""
+    bytes past 16-byte alignment. With *x_rounded*, x is `round_x`'s buffer and y bfloat16."""
     outs = m.rows // 2 if act else m.rows
+    dtype = mx.bfloat16 if x_rounded else x.dtype
     args = ["gemv_int8", int(m.ggml_type), tiling.warps, tiling.stages, tiling.per_lane,
-            tiling.grid(outs), m.rows, m.buffer.shape[1], m.skip, int(x.dtype == mx.bfloat16),
-            int(tiling.x_in_registers), GATED_ACTS[act] if act else 0, offset]
+            tiling.grid(outs), m.rows, m.buffer.shape[1], m.skip, int(dtype == mx.bfloat16),
+            int(tiling.x_in_registers), GATED_ACTS[act] if act else 0, offset,
+            X_ROUNDED[x_rounded] if x_rounded else 0]
     y = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()
                                     + np.array(x.view(mx.uint8)).tobytes()), np.uint8)
-    return mx.array(y).view(x.dtype).reshape(1, outs)
+    return mx.array(y).view(dtype).reshape(1, outs)
+
+
+def emulated_round_x(binary: Path, x: mx.array) -> np.ndarray:
+    """``round_x`` in the emulation on one float32 or bfloat16 row, with the library's grid:
+    its buffer's bytes (poisoned with 0xFF first)."""
+    launch = _round_x_launch("cuda", tuple(x.shape), x.dtype)
+    args = ["round_x", x.shape[1], int(x.dtype == mx.bfloat16),
+            launch.grid[0] // launch.threadgroup[0]]
+    assert launch.threadgroup[0] == ROUND_X_THREADS
+    return np.frombuffer(emulation.run(binary, args, np.array(x.view(mx.uint8)).tobytes()),
+                         np.uint8)
 
 
 def dequantized(path: str, m: Matrix, dtype: mx.Dtype, request: pytest.FixtureRequest) -> mx.array:
@@ -507,7 +542,8 @@ def mlx_kernel_source(name: str, inputs: dict[str, str], out_type: str, body: st
 
 def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
     """Every CUDA body of the library (the matrix-vector kernel at every activation tile,
-    dequantization, every default gemv_int8 tiling with every activation dtype), compiled by
+    dequantization, every default gemv_int8 tiling with every activation dtype and on x
+    rounded beforehand, round_x), compiled by
     nvcc for sm_90a as MLX builds it: the .cu body under exactly the template arguments the
     library passes. The CPU emulation includes the .cuh files alone, so this is what checks,
     without a GPU, that the library's arguments and the bodies' names agree (a mismatch cost a
@@ -549,6 +585,16 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
                                           dtype, tiling, act)
                     add("gemv_int8", f"{ggml_type.name} {tiling} {dtype} {act}", launch,
                         {"w": "uint8_t", "x": C_TYPES[dtype]}, C_TYPES[dtype])
+            for x_rounded, act in itertools.product(X_ROUNDED, (None, "silu")):
+                # on round_x's buffer, bf16 out
+                launch = _int8_launch("cuda", ggml_type, raw_shape, mx.uint8,
+                                      (1, rounded_x_bytes(longest)), mx.uint8, tiling, act,
+                                      x_rounded, mx.bfloat16)
+                add("gemv_int8", f"{ggml_type.name} {tiling} x {x_rounded} {act}", launch,
+                    {"w": "uint8_t", "x": "uint8_t"}, "__nv_bfloat16")
+    for dtype in C_TYPES:
+        add("round_x", str(dtype), _round_x_launch("cuda", (1, 4096), dtype),
+            {"x": C_TYPES[dtype]}, "uint8_t")
     # (MLX's JIT header with its elementwise functors, which the gated mode uses, is compiled
     # into libmlx: tests/nvcc_include holds a stand-in with the same names)
     used = emulation.nvcc_registers("\n".join(source), tmp_path,
@@ -739,6 +785,89 @@ def test_gated_kernel_equals_the_unfused_path(
     print(f"{ggml_type.name} {act} {dtype}: {np.mean(diff == 0):.3f} of outputs equal")
 
 
+# x rounded once beforehand (round_x) and gemv_int8 reading it so (XPRE 1: copied into each
+# CTA's shared memory, 2: read from global memory) instead of each CTA rounding it again.
+ROUNDED_TILINGS = {  # (tiling, short rows): None, the format's default (on the GPU alone)
+    "2warps-2perlane": (Int8Tiling(warps=2, stages=2, per_lane=2, ctas=2), False),
+    "2warps-4perlane-xreg": (Int8Tiling(warps=2, stages=2, per_lane=4, ctas=2,
+                                        x_in_registers=True), True),
+    "default": (None, False),
+}
+
+
+@pytest.mark.parametrize("path", PATHS[:2])
+@pytest.mark.parametrize("cols", [32, 32 * 197], ids=["1block", "197blocks"])
+@pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16, mx.float16],
+                         ids=["f32", "bf16", "f16"])
+def test_round_x_equals_the_rounding_in_numpy(
+    path: str, dtype: mx.Dtype, cols: int, rng: np.random.Generator,
+    request: pytest.FixtureRequest,
+) -> None:
+    # round_x's buffer byte for byte against numpy's rounding (int8_blocks, gemv_int8's own
+    # arithmetic): one block, and 197 (four CTAs, the last one part full; xsum then starts off
+    # 16 bytes) with a block of zeros (d = 0: no division by it), a spike, and a block whose
+    # scale is 1 holding ties (2.5 -> 2, -3.5 -> -4: to even). Poisoned output.
+    if path == "gguf_kernel" and gpu_backend() != "cuda":
+        pytest.skip("round_x is a CUDA kernel")
+    x = rng.normal(size=(1, cols)).astype(np.float32)
+    if cols > 128:
+        x[0, 32:64] = 0.0
+        x[0, 70] = 1e4 if dtype != mx.float16 else 1e3
+        x[0, 96:104] = [127.0, 2.5, -3.5, 0.5, -0.5, 1.5, 126.5, -125.5]
+    xd = mx.array(x).astype(dtype)
+    if path == "gguf_kernel":
+        got = np.array(library("cuda").round_x(xd, init_value=255))
+    else:
+        if dtype == mx.float16:
+            pytest.skip("the emulation runs float32 and bfloat16 activations")
+        got = emulated_round_x(request.getfixturevalue("emulator"), xd)
+    expected = rounded_x_reference(np.array(xd.astype(mx.float32))[0])
+    assert got.size == rounded_x_bytes(cols) == expected.size
+    np.testing.assert_array_equal(got.ravel(), expected)
+
+
+@pytest.mark.parametrize("path", PATHS[:2])
+@pytest.mark.parametrize("tiling", sorted(ROUNDED_TILINGS))
+@pytest.mark.parametrize("act", [None, "silu"], ids=["plain", "silu"])
+@pytest.mark.parametrize("x_rounded", sorted(X_ROUNDED))
+@pytest.mark.parametrize("ggml_type", sorted(INT8_TYPES, key=int), ids=lambda t: t.name)
+def test_int8_on_x_rounded_beforehand(
+    path: str, ggml_type: T, x_rounded: XRounded, act: str | None, tiling: str,
+    rng: np.random.Generator, request: pytest.FixtureRequest,
+) -> None:
+    # gemv_int8 on round_x's buffer against the same tiling rounding x in each CTA: the same
+    # values in the same order, so the same bits (bf16 outputs, both poisoned), plain and
+    # gated. Rows of several chunks, the last partial (197 blocks of x for Q4_0 and Q8_0: xd
+    # and xsum not 16-byte multiples), or short rows (37 and 24 blocks) read from registers.
+    if path == "gguf_kernel" and gpu_backend() != "cuda":
+        pytest.skip("gemv_int8 is a CUDA kernel")
+    chosen, short = ROUNDED_TILINGS[tiling]
+    if path == "emulated_cuda" and chosen is None:
+        pytest.skip("the emulation builds x rounded beforehand for two-warp tilings alone")
+    elems = FORMATS[ggml_type].block_elems
+    cols = (32 * 37 if elems == 32 else 256 * 3) if short else None
+    rows = (EMULATED_PAIRS if path == "emulated_cuda" else GATED_PAIRS) * (2 if act else 1)
+    m = matrix(ggml_type, rng, skip=1, path=path, cols=cols, rows=rows)
+    x = gated_x(m, rng, mx.bfloat16)
+    t = chosen or default_int8_tiling(ggml_type, m.values.shape[1])
+    if path == "gguf_kernel":
+        lib = library("cuda")
+        xr = lib.round_x(x)
+        got = lib.gemv(xr, m.raw, ggml_type, tiling=t, act=act, x_rounded=x_rounded,
+                       dtype=x.dtype, init_value=NAN)
+        each_cta = lib.gemv(x, m.raw, ggml_type, tiling=t, act=act, init_value=NAN)
+    else:
+        binary = request.getfixturevalue("emulator")
+        xr = mx.array(emulated_round_x(binary, x)).reshape(1, -1)
+        got = emulated_int8(binary, xr, m, t, act, x_rounded=x_rounded)
+        each_cta = emulated_int8(binary, x, m, t, act)
+    outs = m.rows // 2 if act else m.rows
+    assert got.dtype == mx.bfloat16 and got.shape == each_cta.shape == (1, outs)
+    assert np.isfinite(np.array(got.astype(mx.float32))).all()
+    np.testing.assert_array_equal(np.array(got.view(mx.uint16)),
+                                  np.array(each_cta.view(mx.uint16)))
+
+
 def test_gated_matmul_takes_the_kernel_where_it_applies(
     rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -873,6 +1002,30 @@ def test_kernels_refuse_what_they_cannot_compute() -> None:
                              tiling=GemvTiling(), act="silu")
     with pytest.raises(ValueError, match=r"x must be \[1, 32\]"):
         library("cuda").gemv(mx.zeros((2, 32)), mx.zeros((2, 18), mx.uint8), T.Q4_0, act="silu")
+    # round_x and the product on its buffer
+    lib = library("cuda")
+    for shape, dtype in (((2, 64), mx.float32), ((1, 48), mx.float32), ((1, 64), mx.int32)):
+        with pytest.raises(ValueError, match=r"round_x: x must be \[1, K\]"):
+            lib.round_x(mx.zeros(shape, dtype))
+    with pytest.raises(ValueError, match="round_x is a CUDA kernel"):
+        library("metal").round_x(mx.zeros((1, 64)))
+    raw, buffer = mx.zeros((1, 18), mx.uint8), mx.zeros((1, rounded_x_bytes(32)), mx.uint8)
+    with pytest.raises(ValueError, match=r"x must be round_x's buffer .* uint8 \[1, 40\]"):
+        lib.gemv(mx.zeros((1, 32)), raw, T.Q4_0, x_rounded="shared", dtype=mx.bfloat16)
+    with pytest.raises(ValueError, match=r"uint8 \[1, 40\]; got \(1, 80\)"):
+        lib.gemv(mx.zeros((1, 80), mx.uint8), raw, T.Q4_0, x_rounded="global",
+                 dtype=mx.bfloat16)
+    with pytest.raises(ValueError, match="x_rounded needs dtype"):
+        lib.gemv(buffer, raw, T.Q4_0, x_rounded="shared")
+    with pytest.raises(ValueError, match="for x_rounded alone"):
+        lib.gemv(mx.zeros((1, 32)), raw, T.Q4_0, dtype=mx.bfloat16)
+    with pytest.raises(ValueError, match="x_rounded must be one of"):
+        lib.gemv(buffer, raw, T.Q4_0, x_rounded="l1", dtype=mx.bfloat16)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="no tile or GemvTiling"):
+        lib.gemv(buffer, raw, T.Q4_0, tile=1, x_rounded="shared", dtype=mx.bfloat16)
+    with pytest.raises(ValueError, match="gemv_int8 is a CUDA kernel for"):
+        lib.gemv(buffer, mx.zeros((1, 24), mx.uint8), T.Q5_1, x_rounded="shared",
+                 dtype=mx.bfloat16)
     if gpu_backend() is None:
         with pytest.raises(ValueError, match="needs MLX's default device to be a GPU"):
             gguf_matmul(mx.zeros((1, 32)), mx.zeros((1, 18), mx.uint8), T.Q4_0)

@@ -2,10 +2,13 @@
 // tests/test_quant_kernels.py. Usage (raw blocks, then the activations, on stdin):
 //   run_kernels gemv GGML_TYPE MT ROWS WARPS STAGES N ROW_BYTES M SKIP_ROWS BF16  > y
 //   run_kernels dequant GGML_TYPE N ROW_BYTES SKIP_ROWS                           > W
-//   run_kernels gemv_int8 GGML_TYPE WARPS STAGES PER_LANE CTAS N ROW_BYTES SKIP_ROWS BF16 XREG [ACT [OFFSET]] > y
+//   run_kernels gemv_int8 GGML_TYPE WARPS STAGES PER_LANE CTAS N ROW_BYTES SKIP_ROWS BF16 XREG [ACT [OFFSET [XPRE]]] > y
+//   run_kernels round_x K BF16 CTAS                                               > rounded x
 //   (one x row; CTAS as Int8Tiling.grid gives them; XREG 1: x held in registers; ACT 1 (SiLU)
 //   or 2 (GELU tanh): the gated mode, N rows of gate then up, N / 2 outputs; OFFSET: bytes by
-//   which the buffer starts past 16-byte alignment, 0 by default)
+//   which the buffer starts past 16-byte alignment, 0 by default; XPRE 1 or 2: x is round_x's
+//   buffer (K + K / 4 bytes) instead, copied into shared memory or read where it is, and y
+//   bfloat16 (BF16 1; two-warp tilings, ACT 0 or 1). round_x: CTAS of ROUND_X_THREADS threads.)
 // SKIP_ROWS rows of the input precede the weight, so it starts off 16-byte alignment. BF16=1:
 // activations and y in bfloat16 (else float32, as W always is).
 #include "prelude.cuh"
@@ -21,6 +24,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 template <class F, class T, int MT, int ROWS, int WARPS, int STAGES>
@@ -52,13 +56,46 @@ int run_gemv(char** argv, const uint8_t* w, int n, int row_bytes, int m, int k) 
 
 // One activation row through gemv_int8 with the tiling asked for (x's copy: up to 16,384
 // values, INT8_MAX_COLS).
+struct alignas(16) Word16 {  // buffers 16-byte aligned as MLX allocates them
+  uint8_t bytes[16];
+};
+
+// gemv_int8 on x rounded beforehand (XPRE 1: copied into shared memory, 2: read where it is):
+// round_x's buffer from stdin, 16-byte aligned as MLX allocates it.
+template <int TYPE, int ACT>
+int run_gemv_int8_xpre(char** argv, const uint8_t* w, int n, int row_bytes, int k, int xpre,
+                       std::vector<__nv_bfloat16>& y) {
+  constexpr int KCAP = 16384;
+  using T = __nv_bfloat16;
+  std::vector<Word16> words((k + k / 4 + 15) / 16);
+  uint8_t* x = reinterpret_cast<uint8_t*>(words.data());
+  if (fread(x, 1, k + k / 4, stdin) != size_t(k + k / 4)) return 4;
+  const int warps = atoi(argv[3]), stages = atoi(argv[4]), per_lane = atoi(argv[5]);
+  const int grid = atoi(argv[6]);
+  const bool held = atoi(argv[11]);
+  auto run = [&](auto kernel) { launch(grid, warps * 32, [&] { kernel(w, x, y.data(), n, row_bytes); }); };
+#define VX_INT8_XPRE(W, S, P, H) \
+  else if (held == H && warps == W && stages == S && per_lane == P && xpre == 1) \
+    run(vx::gemv_int8<TYPE, T, W, S, P, KCAP, H, ACT, 1, uint8_t>); \
+  else if (held == H && warps == W && stages == S && per_lane == P && xpre == 2) \
+    run(vx::gemv_int8<TYPE, T, W, S, P, 0, H, ACT, 2, uint8_t>);
+  if (false) {}
+  VX_INT8_XPRE(2, 2, 1, false) VX_INT8_XPRE(2, 2, 2, false) VX_INT8_XPRE(2, 2, 4, false)
+  VX_INT8_XPRE(2, 2, 4, true)
+  else return 3;
+#undef VX_INT8_XPRE
+  fwrite(y.data(), sizeof(T), y.size(), stdout);
+  return 0;
+}
+
 template <int TYPE, class T, int ACT>
 int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
   constexpr int KCAP = 16384;
   if (k > KCAP) return 5;
   std::vector<T> x(k), y(ACT ? n / 2 : n);
   std::memset(y.data(), 0xFF, y.size() * sizeof(T));  // NaN in float32 and bfloat16
-  if (fread(x.data(), sizeof(T), x.size(), stdin) != x.size()) return 4;
+  const int xpre = argv[12] && argv[13] && argv[14] ? atoi(argv[14]) : 0;
+  if (!xpre && fread(x.data(), sizeof(T), x.size(), stdin) != x.size()) return 4;
   const int warps = atoi(argv[3]), stages = atoi(argv[4]), per_lane = atoi(argv[5]);
   const int grid = atoi(argv[6]);
   const bool held = atoi(argv[11]);
@@ -72,6 +109,12 @@ int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
 #define VX_INT8_HELD(W, S, P) \
   else if (held && warps == W && stages == S && per_lane == P) \
     run(vx::gemv_int8<TYPE, T, W, S, P, KCAP, true, ACT>);
+  if (xpre) {  // x rounded beforehand: the tests' few tilings, bfloat16's y, ACT 0 and 1 alone
+    if constexpr (std::is_same_v<T, __nv_bfloat16> && ACT < 2) {
+      return run_gemv_int8_xpre<TYPE, ACT>(argv, w, n, row_bytes, k, xpre, y);
+    }
+    return 3;
+  }
   if constexpr (ACT == 0) {
     if (false) {}
     VX_INT8_TILING(8, 3, 1) VX_INT8_TILING(8, 3, 2) VX_INT8_TILING(2, 2, 1) VX_INT8_TILING(2, 2, 2)
@@ -144,7 +187,25 @@ int run(char** argv, bool is_gemv) {
                         : run_gemv<F, float>(argv, w, n, row_bytes, m, k);
 }
 
+// x rounded as gemv_int8's XPRE modes read it (round_x), in CTAs of ROUND_X_THREADS
+template <class T>
+int run_round_x(int k, int ctas) {
+  constexpr int ROUND_X_THREADS = 64;  // library.ROUND_X_THREADS
+  std::vector<T> x(k);
+  if (fread(x.data(), sizeof(T), x.size(), stdin) != x.size()) return 4;
+  std::vector<Word16> words((k + k / 4 + 15) / 16);
+  std::memset(words.data(), 0xFF, words.size() * 16);  // poisoned
+  uint8_t* out = reinterpret_cast<uint8_t*>(words.data());
+  launch(ctas, ROUND_X_THREADS, [&] { vx::round_x<T, ROUND_X_THREADS>(x.data(), out, k); });
+  fwrite(out, 1, k + k / 4, stdout);
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (std::string(argv[1] ? argv[1] : "") == "round_x" && argc == 5) {
+    const int k = atoi(argv[2]), ctas = atoi(argv[4]);
+    return atoi(argv[3]) ? run_round_x<__nv_bfloat16>(k, ctas) : run_round_x<float>(k, ctas);
+  }
   if (argc < 6) return 2;  // see the usage above
   if (std::string(argv[1]) == "gemv_int8") {
     if (argc < 12) return 2;  // XREG is argv[11]

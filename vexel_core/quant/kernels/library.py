@@ -10,8 +10,10 @@ dtype, tile) compiles once per process (NVRTC: about 1-2 s each).
 
 On CUDA one activation row of Q4_0, Q8_0, Q4_K or Q6_K goes to a third kernel, ``gemv_int8``
 (cuda/gemv_int8.cuh): x rounded to 8-bit integers per 32 values, as llama.cpp's mmvq does, and
-products by ``__dp4a``. It has no Metal twin: Apple GPUs have no 8-bit dot instruction. Its
-gated mode (``gemv(..., act=...)``) multiplies a fused gate/up weight and returns
+products by ``__dp4a``. It has no Metal twin: Apple GPUs have no 8-bit dot instruction. x may
+also be rounded once beforehand (``round_x``) and handed to it rounded (``gemv(...,
+x_rounded=...)``), where each of its CTAs would otherwise round it again. Its gated mode
+(``gemv(..., act=...)``) multiplies a fused gate/up weight and returns
 ``act(g) * u`` in the same launch: its GPU tests pass on the H200, and one request decodes
 faster with it than with the product, a split and MLX's ``act(g) * u`` (session 12, three
 alternated rounds; notes/gpu-kernels.md).
@@ -41,10 +43,16 @@ from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 from vexel_core.gpu import cuda_header, on_cuda
 
 Backend = Literal["cuda", "metal"]
-Op = Literal["gemv", "gemv_int8", "gemv_packed", "dequant"]
+Op = Literal["gemv", "gemv_int8", "gemv_packed", "dequant", "round_x"]
 GatedAct = Literal["silu", "gelu_tanh"]
 # gemv_int8's ACT template argument per activation of its gated mode (0: the plain product)
 GATED_ACTS: dict[str, int] = {"silu": 1, "gelu_tanh": 2}
+# Where gemv_int8 reads x rounded beforehand (round_x's buffer): copied into each CTA's shared
+# memory, or read from global memory through L1. gemv_int8's XPRE template argument (0: x as
+# it is, rounded by each CTA).
+XRounded = Literal["shared", "global"]
+X_ROUNDED: dict[str, int] = {"shared": 1, "global": 2}
+ROUND_X_THREADS = 64  # round_x's CTAs: a thread a 32-value block (tests/kernel_emulation too)
 
 Q = GGMLQuantizationType
 KERNEL_TYPES: frozenset[GGMLQuantizationType] = frozenset(
@@ -65,11 +73,12 @@ _HEADERS = {
 }
 _BODIES = {
     "cuda": {"gemv": "cuda/gemv.cu", "gemv_int8": "cuda/gemv_int8.cu",
-             "gemv_packed": "cuda/gemv_packed.cu", "dequant": "cuda/dequant.cu"},
+             "gemv_packed": "cuda/gemv_packed.cu", "dequant": "cuda/dequant.cu",
+             "round_x": "cuda/round_x.cu"},
     "metal": {"gemv": "metal/gemv.metal", "dequant": "metal/dequant.metal"},
 }
 _INPUTS = {"gemv": ["w", "x"], "gemv_int8": ["w", "x"], "gemv_packed": ["w", "xr"],
-           "dequant": ["w"]}
+           "dequant": ["w"], "round_x": ["x"]}
 
 
 @dataclass(frozen=True)
@@ -106,19 +115,22 @@ class Int8Tiling:
         its pairs): `even_grid`."""
         return even_grid(rows, self.ctas, self.warps)
 
-    def shared_bytes(self, ggml_type: GGMLQuantizationType, cols: int) -> int:
+    def shared_bytes(self, ggml_type: GGMLQuantizationType, cols: int,
+                     x_rounded: XRounded | None = None) -> int:
         """Shared memory of one CTA, all of it dynamic: the staging slots
         ``[WARPS][STAGES][SLOT]`` (a slot being a chunk's bytes rounded as the kernel's SLOT
         is), then x's rounded copy ``xq[KCAP]`` with its scales ``xd`` and sums ``xsum``
-        (``KCAP / 32`` each)."""
+        (``KCAP / 32`` each), which x rounded beforehand and read from global memory does
+        without."""
         elems, nbytes = block_shape(ggml_type)
         slot = (CHUNK_ELEMS * self.per_lane // elems * nbytes + 15 + 6 + 15) // 16 * 16
-        kcap = int8_kcap(cols)
+        kcap = int8_kcap(cols, x_rounded)
         return self.warps * self.stages * slot + kcap + 2 * 4 * (kcap // 32)
 
-    def fits(self, ggml_type: GGMLQuantizationType, cols: int) -> bool:
+    def fits(self, ggml_type: GGMLQuantizationType, cols: int,
+             x_rounded: XRounded | None = None) -> bool:
         """Whether a CTA's shared memory for rows of *cols* stays within sm_90's 227 KiB."""
-        return self.shared_bytes(ggml_type, cols) <= SHARED_MAX
+        return self.shared_bytes(ggml_type, cols, x_rounded) <= SHARED_MAX
 
 
 def even_grid(rows: int, ctas: int, warps: int) -> int:
@@ -160,9 +172,16 @@ def default_packed_tiling(cols: int) -> PackedTiling:
     return next(t for longest, t in PACKED_TILINGS if cols <= longest)
 
 
-def int8_kcap(cols: int) -> int:
-    """Elements of x's rounded copy in shared memory: *cols* rounded up to whole chunks."""
-    return -(-cols // CHUNK_ELEMS) * CHUNK_ELEMS
+def int8_kcap(cols: int, x_rounded: XRounded | None = None) -> int:
+    """Elements of x's rounded copy in shared memory: *cols* rounded up to whole chunks (none
+    where the product reads round_x's buffer in global memory)."""
+    return 0 if x_rounded == "global" else -(-cols // CHUNK_ELEMS) * CHUNK_ELEMS
+
+
+def rounded_x_bytes(cols: int) -> int:
+    """Bytes of ``round_x``'s buffer for *cols* values: xq (one a value), then xd and xsum (four
+    a 32-value block each)."""
+    return cols + 8 * (cols // 32)
 
 
 # Per format, the tilings Nsight Compute timed fastest on the H200 (one bf16 row; sweeps at
@@ -274,6 +293,8 @@ class KernelLibrary:
         tiling: GemvTiling | Int8Tiling | None = None,
         init_value: float | None = None,
         act: GatedAct | None = None,
+        x_rounded: XRounded | None = None,
+        dtype: mx.Dtype | None = None,
     ) -> mx.array:
         """``x[M, K] @ W.T`` -> ``[M, N]`` in x's dtype, W being the blocks ``raw[N, row_bytes]``.
 
@@ -286,9 +307,14 @@ class KernelLibrary:
         only: W holds gate rows then up rows, and the result is ``act(g) * u`` ``[1, N / 2]``
         for ``[g, u]`` the product's two halves, rounded as MLX's ``act(g) * u`` on them
         would round it (cuda/gemv_int8.cuh, glu).
+
+        *x_rounded* (``"shared"``, ``"global"``): *x* is `round_x`'s buffer for one row, and
+        ``gemv_int8`` (plain or gated) reads it instead of rounding x in each CTA: copied into
+        the CTA's shared memory, or from global memory through L1. The same values, so the
+        same products. The output is of *dtype* (required: the buffer has no float dtype).
         """
         op, launch = _gemv_plan(self.backend, ggml_type, raw.shape, raw.dtype, x.shape,
-                                x.dtype, tile, tiling, act)
+                                x.dtype, tile, tiling, act, x_rounded, dtype)
         return self._launch(op, [raw, x], launch, init_value)
 
     def gemv_packed(
@@ -308,6 +334,14 @@ class KernelLibrary:
         return self._launch("gemv_packed", [packed, xr],
                             _packed_launch(self.backend, packed.shape, packed.dtype, xr.shape,
                                            xr.dtype, dtype, tiling, act), init_value)
+
+    def round_x(self, x: mx.array, *, init_value: float | None = None) -> mx.array:
+        """One activation row ``x[1, K]`` (K a multiple of 32) rounded to 8-bit integers per 32
+        values once, exactly as ``gemv_int8`` rounds it in each CTA: the uint8 buffer ``[1,
+        rounded_x_bytes(K)]`` (xq, then xd, then xsum) that ``gemv(..., x_rounded=...)`` and
+        `gemv_packed` read, for any number of products on the same x."""
+        return self._launch("round_x", [x], _round_x_launch(self.backend, x.shape, x.dtype),
+                            init_value)
 
     def dequantize(
         self,
@@ -350,14 +384,18 @@ def _gemv_plan(
     backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
     raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype, tile: int | None,
     tiling: GemvTiling | Int8Tiling | None, act: GatedAct | None = None,
+    x_rounded: XRounded | None = None, dtype: mx.Dtype | None = None,
 ) -> tuple[Op, _Launch]:
     """Which matrix-vector kernel computes this product, and its launch (one lookup per
     product: decoding launches four per layer per token)."""
-    if isinstance(tiling, Int8Tiling) or act is not None:
+    if dtype is not None and x_rounded is None:
+        raise ValueError(f"dtype={dtype} is the output's for x_rounded alone (else x's dtype)")
+    if isinstance(tiling, Int8Tiling) or act is not None or x_rounded is not None:
         if tile is not None or isinstance(tiling, GemvTiling):
-            raise ValueError(f"act={act!r} is gemv_int8's gated mode: no tile or GemvTiling")
+            raise ValueError(f"act={act!r}, x_rounded={x_rounded!r}: gemv_int8's modes take "
+                             "no tile or GemvTiling")
         return "gemv_int8", _int8_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape,
-                                         x_dtype, tiling, act)
+                                         x_dtype, tiling, act, x_rounded, dtype)
     if tile is None and tiling is None and int8_applies(backend, ggml_type, x_shape):
         return "gemv_int8", _int8_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape,
                                          x_dtype, None)
@@ -405,7 +443,8 @@ def gated_applies(backend: Backend, ggml_type: GGMLQuantizationType,
 def _int8_launch(
     backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
     raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype,
-    tiling: Int8Tiling | None, act: GatedAct | None = None,
+    tiling: Int8Tiling | None, act: GatedAct | None = None, x_rounded: XRounded | None = None,
+    dtype: mx.Dtype | None = None,
 ) -> _Launch:
     rows, cols = _check(raw_shape, raw_dtype, ggml_type)
     if act is not None and (act not in GATED_ACTS or rows % 2):
@@ -415,23 +454,52 @@ def _int8_launch(
         names = ", ".join(sorted(t.name for t in INT8_TYPES))
         raise ValueError(f"gemv_int8 is a CUDA kernel for {names}; got {backend} "
                          f"{ggml_type.name}")
-    if (len(x_shape) != 2 or x_shape != (1, cols) or cols > INT8_MAX_COLS
-            or x_dtype not in ACTIVATION_DTYPES):
+    if x_rounded is None and (len(x_shape) != 2 or x_shape != (1, cols) or cols > INT8_MAX_COLS
+                              or x_dtype not in ACTIVATION_DTYPES):
         raise ValueError(f"gemv_int8: x must be [1, {cols}] float32, float16 or bfloat16 with "
                          f"at most {INT8_MAX_COLS} columns; got {x_shape} {x_dtype}")
+    if x_rounded is not None:
+        if x_rounded not in X_ROUNDED:
+            raise ValueError(f"gemv_int8: x_rounded must be one of {sorted(X_ROUNDED)}; got "
+                             f"{x_rounded!r}")
+        expected = (1, rounded_x_bytes(cols))
+        if x_shape != expected or x_dtype != mx.uint8 or cols > INT8_MAX_COLS:
+            raise ValueError(f"gemv_int8: with x_rounded, x must be round_x's buffer for rows of "
+                             f"{cols} (at most {INT8_MAX_COLS}): uint8 {list(expected)}; got "
+                             f"{x_shape} {x_dtype}")
+        if dtype is None or dtype not in ACTIVATION_DTYPES:
+            raise ValueError("gemv_int8: x_rounded needs dtype, the output's: float32, float16 "
+                             f"or bfloat16; got {dtype}")
+    out_dtype = x_dtype if dtype is None else dtype
     tiling = tiling or default_int8_tiling(ggml_type, cols)
-    if not tiling.fits(ggml_type, cols):
-        raise ValueError(f"gemv_int8: {tiling} needs {tiling.shared_bytes(ggml_type, cols)} "
-                         f"bytes of shared memory for rows of {cols}; at most {SHARED_MAX}")
+    if not tiling.fits(ggml_type, cols, x_rounded):
+        raise ValueError(f"gemv_int8: {tiling} needs "
+                         f"{tiling.shared_bytes(ggml_type, cols, x_rounded)} bytes of shared "
+                         f"memory for rows of {cols}; at most {SHARED_MAX}")
     threads = tiling.warps * 32
     outs = rows if act is None else rows // 2  # gated: one output per (gate, up) row pair
-    template = [("GGML_TYPE", int(ggml_type)), ("T", x_dtype), ("WARPS", tiling.warps),
+    template = [("GGML_TYPE", int(ggml_type)), ("T", out_dtype), ("WARPS", tiling.warps),
                 ("STAGES", tiling.stages), ("PER_LANE", tiling.per_lane),
-                ("KCAP", int8_kcap(cols)), ("XREG", tiling.x_in_registers),
-                ("ACT", GATED_ACTS[act] if act else 0)]
+                ("KCAP", int8_kcap(cols, x_rounded)), ("XREG", tiling.x_in_registers),
+                ("ACT", GATED_ACTS[act] if act else 0),
+                ("XPRE", X_ROUNDED[x_rounded] if x_rounded else 0)]
     # the gated mode keeps its gate sums in registers: the same shared memory as the product
     return _Launch(template, (tiling.grid(outs) * threads, 1, 1), (threads, 1, 1), (1, outs),
-                   x_dtype, tiling.shared_bytes(ggml_type, cols))
+                   out_dtype, tiling.shared_bytes(ggml_type, cols, x_rounded))
+
+
+@cache
+def _round_x_launch(backend: Backend, x_shape: tuple[int, ...], x_dtype: mx.Dtype) -> _Launch:
+    if backend != "cuda":
+        raise ValueError(f"round_x is a CUDA kernel (gemv_int8's input); got {backend}")
+    if (len(x_shape) != 2 or x_shape[0] != 1 or x_shape[1] <= 0 or x_shape[1] % 32
+            or x_dtype not in ACTIVATION_DTYPES):
+        raise ValueError("round_x: x must be [1, K] float32, float16 or bfloat16 with K a "
+                         f"multiple of 32; got {x_shape} {x_dtype}")
+    ctas = -(-x_shape[1] // 32 // ROUND_X_THREADS)
+    return _Launch([("T", x_dtype), ("THREADS", ROUND_X_THREADS)],
+                   (ctas * ROUND_X_THREADS, 1, 1), (ROUND_X_THREADS, 1, 1),
+                   (1, rounded_x_bytes(x_shape[1])), mx.uint8)
 
 
 PACKED_SUPER_BLOCK = (1024, 576)  # (elements, bytes): 32 Q4_0 blocks, quants then scales

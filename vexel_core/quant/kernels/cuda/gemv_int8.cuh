@@ -272,6 +272,33 @@ __device__ __forceinline__ float round_block(const T* x, int8_t* q, int* sum) {
   return __fdiv_rn(amax, 127.0f);
 }
 
+// x [k] rounded once for every product that reads it (gemv_int8 with XPRE 1 or 2), where each
+// of its CTAs would round it again: one thread a 32-value block (round_block, so the same
+// values as the CTAs' own rounding). `out` is one buffer: xq (k int8), then xd (k / 32 float),
+// then xsum (k / 32 int), 16-byte aligned. k is a multiple of 32; CTAs of THREADS threads.
+template <class T, int THREADS>
+__device__ __forceinline__ void round_x(const T* x, uint8_t* out, int k) {
+  const int b = int(blockIdx.x) * THREADS + int(threadIdx.x), nx = k / 32;
+  if (b >= nx) return;
+  float* xd = reinterpret_cast<float*>(out + k);
+  xd[b] = round_block(x + 32 * b, reinterpret_cast<int8_t*>(out) + 32 * b,
+                      reinterpret_cast<int*>(xd + nx) + b);
+}
+
+// n 4-byte words from src to dst (shared memory, 16-byte aligned) by the CTA's `threads`: four
+// at a time where src is 16-byte aligned too, and the tail one at a time.
+__device__ __forceinline__ void copy_words(uint32_t* dst, const uint32_t* src, int n,
+                                           int threads) {
+  int done = 0;
+  if ((reinterpret_cast<uintptr_t>(src) & 15) == 0) {
+    done = n & ~3;
+    for (int i = threadIdx.x; i < n / 4; i += threads) {
+      reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
+    }
+  }
+  for (int i = done + threadIdx.x; i < n; i += threads) dst[i] = src[i];
+}
+
 // v rounded to T as the plain product's output is (store1: to nearest, ties to even).
 template <class T>
 __device__ __forceinline__ T rounded(float v) {
@@ -304,9 +331,13 @@ __device__ __forceinline__ T glu(T g, T u) {
 }
 
 // ACT 0: y[N] = W x. ACT 1 or 2: the gated mode (see the top of this file), y[N / 2].
+// XPRE 0: x [K] of T, rounded by each CTA into its shared memory. XPRE 1, 2: x is round_x's
+// buffer for this K (X = uint8_t), the same values rounded once beforehand: 1 copies it into
+// the CTA's shared memory instead of rounding, 2 leaves it in global memory, where the products
+// read it through L1 (KCAP 0: no shared memory for it). The products are the same either way.
 template <int GGML_TYPE, class T, int WARPS, int STAGES, int PER_LANE, int KCAP, bool XREG,
-          int ACT>
-__device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, int N,
+          int ACT, int XPRE = 0, class X = T>
+__device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, T* y, int N,
                                           int row_bytes) {
   constexpr bool GATED = ACT != 0;
   using F = typename FormatOf<GGML_TYPE>::type;
@@ -326,13 +357,19 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
   // argument, so every size of shared memory is its own kernel.
   VX_DYNAMIC_SHARED(shared_words);
   auto stage = reinterpret_cast<uint32_t (*)[STAGES][SLOT / 4]>(shared_words);
-  int8_t* xq = reinterpret_cast<int8_t*>(shared_words + WARPS * STAGES * SLOT / 4);
-  float* xd = reinterpret_cast<float*>(xq + KCAP);
-  int* xsum = reinterpret_cast<int*>(xd + KCAP / 32);
+  static_assert(XPRE == 0 || XPRE == 1 || XPRE == 2, "XPRE: 0 round here, 1 copy, 2 global");
+  int8_t* sq = reinterpret_cast<int8_t*>(shared_words + WARPS * STAGES * SLOT / 4);
+  float* sd = reinterpret_cast<float*>(sq + KCAP);
+  int* ssum = reinterpret_cast<int*>(sd + KCAP / 32);
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int nb = row_bytes / F::BB;  // blocks per row
   const int nx = nb * SUBS;  // 32-element blocks of x
+  // where the products read x's rounded copy: shared memory, or round_x's buffer (XPRE 2)
+  const int8_t* xq = XPRE == 2 ? reinterpret_cast<const int8_t*>(x) : sq;
+  const float* xd =
+      XPRE == 2 ? reinterpret_cast<const float*>(reinterpret_cast<const int8_t*>(x) + 32 * nx) : sd;
+  const int* xsum = XPRE == 2 ? reinterpret_cast<const int*>(xd + nx) : ssum;
   const int nchunks = (nb + BLOCKS - 1) / BLOCKS;
   const int gw = int(blockIdx.x) * WARPS + warp, all = int(gridDim.x) * WARPS;
   const int outs = GATED ? N / 2 : N;  // outputs: rows, or (gate, up) row pairs
@@ -371,10 +408,17 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const T* x, T* y, in
     if (i < items) issue(i);
     cp_async_commit();
   }
-  for (int b = threadIdx.x; b < nx; b += WARPS * 32) {
-    xd[b] = round_block(x + 32 * b, xq + 32 * b, xsum + b);
+  if constexpr (XPRE == 0) {
+    for (int b = threadIdx.x; b < nx; b += WARPS * 32) {
+      sd[b] = round_block(x + 32 * b, sq + 32 * b, ssum + b);
+    }
+  } else if constexpr (XPRE == 1) {  // the same values, copied
+    const uint32_t* src = reinterpret_cast<const uint32_t*>(x);
+    copy_words(reinterpret_cast<uint32_t*>(sq), src, 8 * nx, WARPS * 32);
+    copy_words(reinterpret_cast<uint32_t*>(sd), src + 8 * nx, nx, WARPS * 32);
+    copy_words(reinterpret_cast<uint32_t*>(ssum), src + 9 * nx, nx, WARPS * 32);
   }
-  __syncthreads();
+  if constexpr (XPRE != 2) __syncthreads();
 
   // XREG: a lane's share of x's first chunk stays in registers. When a row is one chunk
   // (Llama's 4,096 columns with four sub-blocks a lane) every row reads the same x, so the
