@@ -25,6 +25,14 @@ each format's default tiling alone; ``--tilings 4/2/4/792,4/2/4/1188`` (warps/st
 a lane/CTAs, "+x" for x in registers) runs those, in that order, for every format, so that two
 tilings can be timed against each other in one run. ``--act silu`` times the gated mode
 instead: W holds 2 x rows (gate, then up), as Llama's fused gate/up product does.
+
+``--x-rounded shared,global`` (with or without ``--int8-sweep``) also times ``gemv_int8`` on x
+rounded once beforehand by ``round_x`` (``gemv(..., x_rounded=...)``: copied into each CTA's
+shared memory, or read from global memory), after each tiling's own product and with the same
+tiling, and ``round_x`` itself first, as its own row (format "round_x"), so that the product's
+gain can be set against the rounding's cost. Profile with ``--kernel-name regex:vx_`` then
+(``vx_gemv`` leaves ``round_x`` out, and the map's IDs count its launches). Each product on
+the rounded x is checked bit for bit against its tiling's own ("same" or "DIFFERENT").
 """
 
 from __future__ import annotations
@@ -45,12 +53,16 @@ from vexel_core.quant.kernels import library
 from vexel_core.quant.kernels.library import (
     GATED_ACTS,
     INT8_TYPES,
+    ROUND_X_THREADS,
     SHARED_MAX,
+    X_ROUNDED,
     GatedAct,
     Int8Tiling,
+    XRounded,
     default_int8_tiling,
     default_tiling,
     int8_kcap,
+    rounded_x_bytes,
 )
 
 
@@ -61,11 +73,24 @@ def parse_tiling(label: str) -> Int8Tiling:
                       x_in_registers=label.endswith("+x"))
 
 
+def int8_kernel(t: GGMLQuantizationType, tiling: Int8Tiling, cols: int, act: GatedAct | None,
+                x_rounded: XRounded | None) -> str:
+    """MLX's name of ``gemv_int8``'s kernel for one bf16 row: its template arguments in order
+    (a bool as _t or _f: XREG; then ACT, 0 the plain product; then XPRE, 0 x rounded by each
+    CTA)."""
+    return (f"vx_gemv_int8_{int(t)}_bfloat16_t_{tiling.warps}_{tiling.stages}_"
+            f"{tiling.per_lane}_{int8_kcap(cols, x_rounded)}_"
+            f"{'t' if tiling.x_in_registers else 'f'}_{GATED_ACTS[act] if act else 0}_"
+            f"{X_ROUNDED[x_rounded] if x_rounded else 0}")
+
+
 def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | None,
                map_path: str | None, defaults: bool = False,
-               tilings: list[Int8Tiling] | None = None, act: GatedAct | None = None) -> None:
+               tilings: list[Int8Tiling] | None = None, act: GatedAct | None = None,
+               x_rounded: list[XRounded] | None = None) -> None:
     """``gemv_int8``'s candidate tilings (*defaults*: the default alone; *tilings*: those),
-    ``launches`` profiled launches each, in the gated mode *act* if given (see above)."""
+    ``launches`` profiled launches each, in the gated mode *act* if given, and each also on x
+    rounded beforehand in the modes *x_rounded* (see above)."""
     lib = library("cuda")
     outs, cols = sweep.SHAPES[cols]
     rows = 2 * outs if act else outs
@@ -88,6 +113,27 @@ def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | N
     if table:
         table.write("\t".join(MAP_COLUMNS) + "\n")
     next_id = 0  # Nsight Compute numbers the launches it profiles from 0
+
+    def record(index: int, name: str, label: str, first: int, kernel: str, grid: int, smem: int,
+               nbytes: int, check: str, note: str = "") -> None:
+        if table:
+            table.write("\t".join(str(v) for v in (index, name, label, first, next_id - first,
+                                                   kernel, grid, smem, nbytes, check)) + "\n")
+            table.flush()
+        print(f"int8-sweep {index} {name} {label} ids={first}-{next_id - 1} grid={grid} "
+              f"smem={smem}{note} {check} t={time.monotonic() - start:.1f}s", file=sys.stderr,
+              flush=True)
+
+    xr = None
+    if x_rounded:  # round_x alone first: its own row
+        first = next_id
+        for _ in range(launches):
+            xr = lib.round_x(x)
+            mx.eval(xr)
+            next_id += 1
+        blocks = cols // 32
+        record(-1, "round_x", f"1x{cols}", first, f"vx_round_x_bfloat16_t_{ROUND_X_THREADS}",
+               -(-blocks // ROUND_X_THREADS), 0, 2 * cols + rounded_x_bytes(cols), "none")
     for index, (name, tiling) in enumerate(plan):
         t = GGMLQuantizationType[name]
         label, smem = tiling_label(tiling), tiling.shared_bytes(t, cols)
@@ -118,19 +164,29 @@ def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | N
             ok = np.isfinite(err) and err <= scale / 64  # bf16 y: 2^-9 of |y| per element
             check = "ok" if ok else f"WRONG({err:.3g}/{scale:.3g})"
         grid = tiling.grid(outs)
-        kernel = f"vx_gemv_int8_{int(t)}_bfloat16_t_{tiling.warps}_{tiling.stages}_" \
-                 f"{tiling.per_lane}_{int8_kcap(cols)}_{'t' if tiling.x_in_registers else 'f'}_" \
-                 f"{GATED_ACTS[act] if act else 0}"
-        # (MLX names a bool template argument _t or _f; XREG, then ACT: 0 the plain product)
         nbytes = raws[name].nbytes + 2 * (cols + outs)  # weights, x and y in bf16
-        if table:
-            table.write("\t".join(str(v) for v in (index, name, label, first, next_id - first,
-                                                   kernel, grid, smem, nbytes, check)) + "\n")
-            table.flush()
         per_sm = sweep.ctas_per_sm(t, tiling, cols)
-        print(f"int8-sweep {index} {name} {label} ids={first}-{next_id - 1} grid={grid} "
-              f"smem={smem} ctas/SM<={per_sm} waves~{grid / (per_sm * sweep.SM_COUNT):.2f} "
-              f"{check} t={time.monotonic() - start:.1f}s", file=sys.stderr, flush=True)
+        record(index, name, label, first, int8_kernel(t, tiling, cols, act, None), grid, smem,
+               nbytes, check, f" ctas/SM<={per_sm} waves~{grid / (per_sm * sweep.SM_COUNT):.2f}")
+        for mode in x_rounded or []:  # the same tiling on x rounded beforehand
+            first, yr = next_id, None
+            try:
+                for _ in range(launches):
+                    yr = lib.gemv(xr, raws[name], t, tiling=tiling, act=act, x_rounded=mode,
+                                  dtype=x.dtype)
+                    mx.eval(yr)
+                    next_id += 1
+            except (RuntimeError, ValueError) as e:
+                print(f"int8-sweep {index} {name} {label} x:{mode} fails after "
+                      f"{next_id - first} launches: {str(e)[:200]}", file=sys.stderr, flush=True)
+            same = "none"
+            if yr is not None and y is not None and next_id > first:
+                same = ("same" if mx.array_equal(yr.view(mx.uint16), y.view(mx.uint16)).item()
+                        else "DIFFERENT")
+            record(index, name, f"{label} x:{mode}", first,
+                   int8_kernel(t, tiling, cols, act, mode), grid,
+                   tiling.shared_bytes(t, cols, mode),
+                   raws[name].nbytes + rounded_x_bytes(cols) + 2 * outs, same)
     if table:
         table.close()
 
@@ -148,11 +204,18 @@ def main() -> None:
     ap.add_argument("--tilings", default=None, help="with --int8-sweep: these, e.g. 4/2/4/792")
     ap.add_argument("--act", choices=sorted(GATED_ACTS), default=None,
                     help="with --int8-sweep: the gated mode")
+    ap.add_argument("--x-rounded", default=None,
+                    help="also on x rounded beforehand: shared, global or both, comma-separated")
     a = ap.parse_args()
+    modes: list[XRounded] = []
+    for mode in a.x_rounded.split(",") if a.x_rounded else []:
+        if mode not in X_ROUNDED:
+            ap.error(f"--x-rounded takes {', '.join(sorted(X_ROUNDED))}; got {mode!r}")
+        modes.append(mode)  # type: ignore[arg-type]  # checked just above
     if a.int8_sweep:
         tilings = [parse_tiling(v) for v in a.tilings.split(",")] if a.tilings else None
         int8_sweep(a.formats.split(","), a.cols, a.launches, a.budget_s, a.map, a.defaults,
-                   tilings, a.act)
+                   tilings, a.act, modes)
         return
     lib = library("cuda")
     for name in a.formats.split(","):
@@ -166,6 +229,13 @@ def main() -> None:
             if m == 1 and t in INT8_TYPES:
                 for _ in range(3):
                     mx.eval(lib.gemv(x, raw, t, tiling=default_tiling("cuda", 1)))
+                if modes:  # round_x, then the product on its buffer
+                    for _ in range(3):
+                        xr = lib.round_x(x)
+                        mx.eval(xr)
+                    for mode in modes:
+                        for _ in range(3):
+                            mx.eval(lib.gemv(xr, raw, t, x_rounded=mode, dtype=x.dtype))
         if name != "Q4_0" or a.one_row:
             continue
         w = FORMATS[name].load(np.array(raw), (14336, 4096))
