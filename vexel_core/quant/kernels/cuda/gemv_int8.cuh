@@ -13,7 +13,10 @@
 // x is rounded per 32-element block, as llama.cpp's quantize_q8_1: d = amax / 127 and
 // q = rint(x * (127 / amax)), both divisions IEEE, the product rounded once (fmaf with 1.5 * 2^23
 // rounds half to even without the float-to-int unit). The block's sum of q is kept for the
-// formats with a min (Q4_K: element = scale * q + min).
+// formats with a min (Q4_K: element = scale * q + min). The ~900 CTAs at 14336x4096 each
+// repeat that rounding (~1 us of the product in benchmarks/q4_0_ablation.py, XSRC 4 against 0),
+// so x may also come rounded once beforehand (round_x below, its own small launch; XPRE): the
+// same values, read by every CTA.
 //
 // Warp w of the grid owns weight rows w, w + W, w + 2W, ... (W warps in all; the launch picks W
 // so that every warp gets the same number of rows, or one fewer); a lane decodes PER_LANE
