@@ -844,6 +844,8 @@ def test_int8_on_x_rounded_beforehand(
     chosen, short = ROUNDED_TILINGS[tiling]
     if path == "emulated_cuda" and chosen is None:
         pytest.skip("the emulation builds x rounded beforehand for two-warp tilings alone")
+    if path == "gguf_kernel" and chosen and chosen.x_in_registers:
+        pytest.skip("XREG is off by default and unmeasured: emulated only")
     elems = FORMATS[ggml_type].block_elems
     cols = (32 * 37 if elems == 32 else 256 * 3) if short else None
     rows = (EMULATED_PAIRS if path == "emulated_cuda" else GATED_PAIRS) * (2 if act else 1)
