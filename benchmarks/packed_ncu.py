@@ -6,19 +6,22 @@ the file's blocks, for Nsight Compute (GPU machine):
     python3 benchmarks/ncu_summary.py ncu.csv --map map.tsv
 
 At 14336x4096 ("Q4_0"), 4096x14336 ("Q4_0/14k") and the gated gate/up product of 2 x 14336 x
-4096 ("Q4_0/gated"): ``gemv_int8``'s default on the bf16 row (the reference of the check:
-"ref"), then ``gemv_packed`` at each of ``--tilings`` (warps/super-blocks a pass/CTAs) on the
-same row rounded beforehand, ``--launches`` launches each. The rounding is not timed here:
-it is done once, as llama.cpp's quantize_q8_1 is before its mmvq. Each output is compared
-with the reference (bf16: within 1/64 of the largest |y|; the two kernels' arithmetic is the
-same, so in practice equal). The map's bytes are what the product must move: the weight's,
-x's rounded copy and y.
+4096 ("Q4_0/gated"), ``--launches`` launches each of: ``gemv_int8``'s default on the bf16 row
+(the reference of the check: "ref"); ``round_x`` (its own row: the rounding, done once for
+any number of products on the same x, as llama.cpp's quantize_q8_1 before its mmvq);
+``gemv_int8`` on that rounded copy, read from shared memory and from global memory;
+``gemv_int8`` on the repacked weight (x rounded in each CTA); then ``gemv_packed`` on the
+rounded copy at each of ``--tilings`` (warps/super-blocks a pass/CTAs), and again in the
+reverse order, so that each tiling runs early and late. Each output is compared with the
+reference ("equal" when bit for bit: the arithmetic is the same). The map's bytes are what
+the product must move: the weight's, x (or its rounded copy) and y.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 import mlx.core as mx
 import numpy as np
@@ -28,10 +31,9 @@ from ncu_summary import write_map  # benchmarks/ncu_summary.py
 
 from vexel_core.quant.kernels import library
 from vexel_core.quant.kernels.library import (
-    GATED_ACTS,
+    ROUND_X_THREADS,
     PackedTiling,
     default_int8_tiling,
-    int8_kcap,
 )
 
 Q4_0 = GGMLQuantizationType.Q4_0
@@ -60,54 +62,80 @@ def rounded(x: mx.array) -> mx.array:
                                     xs.view(np.uint8)]))
 
 
+Run = tuple[str, str, int, int, Callable[[], mx.array]]  # label, kernel, grid, bytes, launch
+
+
+def runs_for(name: str, tilings: list[PackedTiling]) -> list[Run]:
+    """The launches at shape *name*, in their order (see above); the first is the reference.
+    The kernel is the start of the name MLX gives it (ncu_summary matches substrings)."""
+    lib = library("cuda")
+    rows, cols, act = SHAPES[name]
+    raw = random_blocks(Q4_0, rows, cols)
+    packed = pack(raw)
+    x = mx.random.normal((1, cols)).astype(mx.bfloat16)
+    xr = lib.round_x(x)
+    mx.eval(raw, packed, x, xr)
+    assert np.array_equal(np.array(xr).reshape(-1), np.array(rounded(x))), "round_x"
+    outs = rows // 2 if act else rows
+    int8 = default_int8_tiling(Q4_0, cols)
+    int8_label = "/".join(map(str, (int8.warps, int8.stages, int8.per_lane, int8.ctas)))
+    file_int8, weights, y_bytes = f"vx_gemv_int8_{int(Q4_0)}_", raw.nbytes, 2 * outs
+    runs: list[Run] = [
+        (f"int8 {int8_label}", file_int8, int8.grid(outs), weights + 2 * cols + y_bytes,
+         lambda: lib.gemv(x, raw, Q4_0, act=act)),
+        ("round_x", "vx_round_x", -(-cols // 32 // ROUND_X_THREADS), 2 * cols + xr.nbytes,
+         lambda: lib.round_x(x)),
+    ]
+    for where in ("shared", "global"):
+        runs.append((f"int8 x:{where}", file_int8, int8.grid(outs),
+                     weights + xr.nbytes + y_bytes,
+                     lambda where=where: lib.gemv(xr, raw, Q4_0, act=act, x_rounded=where,
+                                                  dtype=mx.bfloat16)))
+    runs.append(("int8 packed", "vx_gemv_int8_1002_", int8.grid(outs),
+                 weights + 2 * cols + y_bytes,
+                 lambda: lib.gemv(x, packed, Q4_0, act=act, packed=True)))
+    for t in [*tilings, *reversed(tilings)]:
+        runs.append((f"packed {t.warps}/{t.per_pass}/{t.ctas}", "vx_gemv_packed", t.grid(outs),
+                     weights + xr.nbytes + y_bytes,
+                     lambda t=t: lib.gemv_packed(xr, packed, mx.bfloat16, tiling=t, act=act)))
+    return runs
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--launches", type=int, default=3)
     ap.add_argument("--map", required=True)
     ap.add_argument("--shapes", default=",".join(SHAPES))
-    ap.add_argument("--tilings", default="8/4/1056,8/4/528,4/4/1056,8/2/1056,8/7/528")
+    ap.add_argument("--tilings", default="4/4/1056,8/4/1056,4/4/792,4/4/1320,2/4/2112")
     a = ap.parse_args()
-    lib = library("cuda")
     tilings = [PackedTiling(warps=w, per_pass=p, ctas=c)
                for w, p, c in (map(int, t.split("/")) for t in a.tilings.split(","))]
     table: list[list[object]] = []
-    next_id = 0
+    next_id = 0  # Nsight Compute numbers the launches it profiles from 0
     for name in a.shapes.split(","):
-        rows, cols, act = SHAPES[name]
-        raw = random_blocks(Q4_0, rows, cols)
-        packed = pack(raw)
-        x = mx.random.normal((1, cols)).astype(mx.bfloat16)
-        xr = rounded(x)
-        mx.eval(raw, packed, x, xr)
-        outs = rows // 2 if act else rows
         ref = None
-        int8 = default_int8_tiling(Q4_0, cols)
-        runs = [("int8 " + "/".join(map(str, (int8.warps, int8.stages, int8.per_lane,
-                                              int8.ctas))), None)]
-        runs += [("packed " + f"{t.warps}/{t.per_pass}/{t.ctas}", t) for t in tilings]
-        for label, tiling in runs:
+        for label, kernel, grid, nbytes, launch in runs_for(name, tilings):
             first, y = next_id, None
-            for _ in range(a.launches):
-                y = (lib.gemv(x, raw, Q4_0, act=act) if tiling is None
-                     else lib.gemv_packed(xr, packed, mx.bfloat16, tiling=tiling, act=act))
-                mx.eval(y)
-                next_id += 1
+            try:
+                for _ in range(a.launches):
+                    y = launch()
+                    mx.eval(y)
+                    next_id += 1
+            except (RuntimeError, ValueError, TypeError) as e:  # e.g. a compile failure
+                print(f"packed {name} {label} fails: {str(e)[:200]}", file=sys.stderr,
+                      flush=True)
+                continue
             assert y is not None
-            if ref is None:
+            if label == "round_x":
+                check = "none"
+            elif ref is None:
                 ref, check = np.array(y.astype(mx.float32)), "ref"
-                kernel = (f"vx_gemv_int8_{int(Q4_0)}_bfloat16_t_{int8.warps}_{int8.stages}_"
-                          f"{int8.per_lane}_{int8_kcap(cols)}_f_{GATED_ACTS[act] if act else 0}")
-                grid = int8.grid(outs)
             else:
                 got = np.array(y.astype(mx.float32))
                 err = float(np.max(np.abs(got - ref)))
-                check = ("ok" if np.isfinite(err) and err <= np.abs(ref).max() / 64
+                check = ("equal" if np.array_equal(got, ref)
+                         else "ok" if np.isfinite(err) and err <= np.abs(ref).max() / 64
                          else f"WRONG({err:.3g})")
-                check += " (equal)" if np.array_equal(got, ref) else ""
-                kernel = "vx_gemv_packed"
-                assert tiling is not None
-                grid = tiling.grid(outs)
-            nbytes = raw.nbytes + (xr.nbytes if tiling else 2 * cols) + 2 * outs
             table.append([len(table), name, label, first, a.launches, kernel, grid, 0, nbytes,
                           check])
             print(f"packed {name} {label} ids={first}-{next_id - 1} grid={grid} {check}",

@@ -144,9 +144,10 @@ def test_packed_gated_product(act: str, rng: np.random.Generator,
 def test_packed_product_on_the_gpu(dtype: mx.Dtype, act: str | None, cols: int,
                                    tiling: PackedTiling | None,
                                    rng: np.random.Generator) -> None:
-    # The library's launch on a poisoned output (37 rows or pairs), bit for bit the product
-    # gemv_int8 computes from the file's blocks and the same row (its default tilings give a
-    # lane four sub-blocks a chunk, the order here), and within float64's bound on x as rounded.
+    # The library's launch on a poisoned output (37 rows or pairs) on round_x's copy of the row:
+    # bit for bit the product gemv_int8 computes from the file's blocks and the same row (its
+    # default tilings give a lane four sub-blocks a chunk, the order here), and within
+    # float64's bound on x as rounded.
     if gpu_backend() != "cuda":
         pytest.skip("gemv_packed is a CUDA kernel")
     rows = 2 * 37 if act else 37
@@ -154,7 +155,7 @@ def test_packed_product_on_the_gpu(dtype: mx.Dtype, act: str | None, cols: int,
     x = (gated_x(m, rng, dtype) if act
          else mx.array(rng.normal(size=(1, cols)).astype(np.float32)).astype(dtype))
     lib = library("cuda")
-    xr = mx.array(rounded_x(np.array(x.astype(mx.float32))[0]))
+    xr = lib.round_x(x)  # (round_x's own tests: test_quant_kernels)
     got = lib.gemv_packed(xr, mx.array(pack(m.buffer)), dtype, tiling=tiling, act=act,
                           init_value=NAN)
     assert got.dtype == dtype and got.shape == (1, rows // 2 if act else rows)
