@@ -6,7 +6,7 @@
 //   (one x row; CTAS as Int8Tiling.grid gives them; XREG 1: x held in registers; ACT 1 (SiLU)
 //   or 2 (GELU tanh): the gated mode, N rows of gate then up, N / 2 outputs; OFFSET: bytes by
 //   which the buffer starts past 16-byte alignment, 0 by default)
-// SKIP_ROWS rows of the input precede the weight, so it starts off 16-byte alignment. BF16=1:
+// GGML_TYPE 1002: Q4_0 packed (formats.h, Q4_0x1024). SKIP_ROWS rows of the input precede the weight, so it starts off 16-byte alignment. BF16=1:
 // activations and y in bfloat16 (else float32, as W always is).
 #include "prelude.cuh"
 #include "decode.h"
@@ -153,6 +153,7 @@ int main(int argc, char** argv) {
       case 8: return run_int8<8>(argv);
       case 12: return run_int8<12>(argv);
       case 14: return run_int8<14>(argv);
+      case 1002: return run_int8<1002>(argv);  // Q4_0 packed (formats.h, Q4_0x1024)
     }
     return 1;
   }
@@ -168,6 +169,7 @@ int main(int argc, char** argv) {
     case 12: return run<vx::Q4_K>(argv, is_gemv);
     case 13: return run<vx::Q5_K>(argv, is_gemv);
     case 14: return run<vx::Q6_K>(argv, is_gemv);
+    case 1002: return run<vx::Q4_0x1024>(argv, is_gemv);
   }
   return 1;
 }
