@@ -10,8 +10,8 @@ On CUDA a Q4_0 weight whose rows are a multiple of 1,024 columns keeps its block
 regrouped into 512 bytes of quants then 64 of scales, the same bytes, so that every block's
 quants are one aligned 16-byte word for the kernels. The repack runs once, on the host, as
 ``raw`` is built: 44-49 ms for a 14336x4096 matrix (33 MB) on one core of the development
-machine (numpy; best and median of 7), about 1.3 ms a MB, or roughly 5 s for an 8B model's
-3.7 GB of Q4_0.
+machine (numpy; best and median of 7), about 1.4 ms a MB (extrapolated, not measured: ~5 s
+for 3.7 GB of Q4_0 weights).
 """
 
 from __future__ import annotations
@@ -89,7 +89,8 @@ class BlockWeight(WeightTensor):
     affine terms.
 
     Two representations serve the three paths of `vexel_core.quant.selection`: ``raw``, the
-    file's blocks as ``uint8[rows, row_bytes]`` (the GGUF kernels read them), and ``terms``
+    file's blocks as ``uint8[rows, row_bytes]`` (the GGUF kernels read them; on CUDA, Q4_0
+    repacked where `packed`: the module's doc), and ``terms``
     (MLX's ``quantized_matmul``). Each is built on first use; `prepare` builds at load time
     what this device's selected paths use, so a CUDA model does not also hold affine copies of
     its weights and the first request pays no conversion.
