@@ -6,8 +6,9 @@
 //   (one x row; CTAS as Int8Tiling.grid gives them; XREG 1: x held in registers; ACT 1 (SiLU)
 //   or 2 (GELU tanh): the gated mode, N rows of gate then up, N / 2 outputs; OFFSET: bytes by
 //   which the buffer starts past 16-byte alignment, 0 by default)
-// GGML_TYPE 1002: Q4_0 packed (formats.h, Q4_0x1024). SKIP_ROWS rows of the input precede the weight, so it starts off 16-byte alignment. BF16=1:
-// activations and y in bfloat16 (else float32, as W always is).
+// GGML_TYPE 1002: Q4_0 packed (formats.h, Q4_0x1024). SKIP_ROWS rows of the input precede
+// the weight, so it starts off 16-byte alignment (except packed rows, whole 16-byte words).
+// BF16=1: activations and y in bfloat16 (else float32, as W always is).
 #include "prelude.cuh"
 #include "decode.h"
 #include "formats.h"
