@@ -9,9 +9,9 @@ On CUDA a Q4_0 weight whose rows are a multiple of 1,024 columns keeps its block
 (`BlockWeight.packed`; the layout: `vexel_core.quant.kernels.packed`): each run of 32 blocks
 regrouped into 512 bytes of quants then 64 of scales, the same bytes, so that every block's
 quants are one aligned 16-byte word for the kernels. The repack runs once, on the host, as
-``raw`` is built: 44-49 ms for a 14336x4096 matrix (33 MB) on one core of the development
-machine (numpy; best and median of 7), about 1.4 ms a MB (extrapolated, not measured: ~5 s
-for 3.7 GB of Q4_0 weights).
+``raw`` is built: 42-45 ms for a 14336x4096 matrix (33 MB) on one core of the development
+machine (numpy; best and median of 7, in two of three runs; 62-65 in one on a loaded
+machine), about 1.3 ms a MB (extrapolated, not measured: ~5 s for 3.7 GB of Q4_0 weights).
 """
 
 from __future__ import annotations
