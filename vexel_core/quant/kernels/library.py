@@ -18,7 +18,7 @@ alternated rounds; notes/gpu-kernels.md).
 
 Q4_0 may also come repacked (``packed=True``; the layout: `vexel_core.quant.kernels.packed`):
 every kernel reads it, as the format ``Q4_0x1024`` (template number `PACKED_Q4_0`), with Q4_0's
-tilings.
+tilings. Emulated on the CPU and compiled by nvcc; its GPU tests have not run yet.
 
 What is verified (notes/gpu-kernels.md): on an H200, the CUDA kernels equal the reference for
 their formats (tests/test_quant_kernels.py, marked ``gpu``; ``gemv_int8`` with x rounded as it
