@@ -72,8 +72,8 @@ def main() -> None:
         "Linear(x)": lambda: linear(x),
         "BlockWeight.matmul": lambda: weight.matmul(x),
         "select_for": lambda: selection.select_for(t, x),
-        "gguf_matmul": lambda: kernels.gguf_matmul(x, weight.raw, t),
-        "KernelLibrary.gemv": lambda: lib.gemv(x, weight.raw, t),
+        "gguf_matmul": lambda: kernels.gguf_matmul(x, weight.raw, t, packed=weight.packed),
+        "KernelLibrary.gemv": lambda: lib.gemv(x, weight.raw, t, packed=weight.packed),
     }
     for name, fn in cases.items():
         print(f"{name:20s} {per_call_us(fn):6.2f} us")

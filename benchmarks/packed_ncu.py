@@ -35,18 +35,11 @@ from vexel_core.quant.kernels.library import (
     PackedTiling,
     default_int8_tiling,
 )
+from vexel_core.quant.kernels.packed import pack_q4_0
 
 Q4_0 = GGMLQuantizationType.Q4_0
 SHAPES = {"Q4_0": (14336, 4096, None), "Q4_0/14k": (4096, 14336, None),
           "Q4_0/gated": (2 * 14336, 4096, "silu")}
-
-
-def pack(raw: mx.array) -> mx.array:
-    """Q4_0's file blocks [rows, 18 nb] regrouped in 1,024-element super-blocks."""
-    rows = raw.shape[0]
-    blocks = raw.reshape(rows, -1, 32, 18)
-    return mx.concatenate([blocks[..., 2:].reshape(rows, -1, 512),
-                           blocks[..., :2].reshape(rows, -1, 64)], axis=2).reshape(rows, -1)
 
 
 def rounded(x: mx.array) -> mx.array:
@@ -71,7 +64,7 @@ def runs_for(name: str, tilings: list[PackedTiling]) -> list[Run]:
     lib = library("cuda")
     rows, cols, act = SHAPES[name]
     raw = random_blocks(Q4_0, rows, cols)
-    packed = pack(raw)
+    packed = mx.array(pack_q4_0(np.array(raw)))
     x = mx.random.normal((1, cols)).astype(mx.bfloat16)
     xr = lib.round_x(x)
     mx.eval(raw, packed, x, xr)

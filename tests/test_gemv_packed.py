@@ -33,6 +33,7 @@ from tests.test_quant_kernels import (
 )
 from vexel_core.quant.kernels import gpu_backend, library
 from vexel_core.quant.kernels.library import GATED_ACTS, Int8Tiling, PackedTiling
+from vexel_core.quant.kernels.packed import pack_q4_0
 
 COLUMNS = [1024, 3072, 14336]
 NAN = float("nan")
@@ -44,15 +45,6 @@ def packed_emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """tests/kernel_emulation/run_packed.cpp built against the kernel sources."""
     return emulation.build(tmp_path_factory.mktemp("packed"), "run_packed.cpp",
                            [KERNELS / "cuda", KERNELS / "common"])
-
-
-def pack(raw: np.ndarray) -> np.ndarray:
-    """Q4_0 blocks uint8 [rows, 18 nb] in 1,024-element super-blocks: 32 blocks' quants, then
-    their scales."""
-    rows = raw.shape[0]
-    blocks = raw.reshape(rows, -1, 32, 18)
-    return np.concatenate([blocks[..., 2:].reshape(rows, -1, 512),
-                           blocks[..., :2].reshape(rows, -1, 64)], axis=2).reshape(rows, -1)
 
 
 def rounded_x(x: np.ndarray) -> np.ndarray:
@@ -75,7 +67,7 @@ def emulated_packed(binary: Path, x: mx.array, m: Matrix, warps: int, per_pass: 
     xf = np.array(x.astype(mx.float32))[0]
     args = [warps, per_pass, GATED_ACTS[act] if act else 0, int(x.dtype == mx.bfloat16), ctas,
             m.rows, m.buffer.shape[1]]
-    out = emulation.run(binary, args, pack(m.buffer).tobytes() + rounded_x(xf).tobytes())
+    out = emulation.run(binary, args, pack_q4_0(m.buffer).tobytes() + rounded_x(xf).tobytes())
     if x.dtype == mx.bfloat16:
         return np.array(mx.array(np.frombuffer(out, np.uint16)).view(mx.bfloat16)
                         .astype(mx.float32))
@@ -156,7 +148,7 @@ def test_packed_product_on_the_gpu(dtype: mx.Dtype, act: str | None, cols: int,
          else mx.array(rng.normal(size=(1, cols)).astype(np.float32)).astype(dtype))
     lib = library("cuda")
     xr = lib.round_x(x)  # (round_x's own tests: test_quant_kernels)
-    got = lib.gemv_packed(xr, mx.array(pack(m.buffer)), dtype, tiling=tiling, act=act,
+    got = lib.gemv_packed(xr, mx.array(pack_q4_0(m.buffer)), dtype, tiling=tiling, act=act,
                           init_value=NAN)
     assert got.dtype == dtype and got.shape == (1, rows // 2 if act else rows)
     y = np.array(got.astype(mx.float32))[0]

@@ -68,11 +68,13 @@ from vexel_core.quant.kernels.library import (
     _int8_launch,
     _Launch,
     _round_x_launch,
+    _template_type,
     activation_tile,
     default_int8_tiling,
     kernel_source,
     rounded_x_bytes,
 )
+from vexel_core.quant.kernels.packed import PACKED_Q4_0, pack_q4_0, unpack_q4_0
 from vexel_core.quant.measure import random_raw
 from vexel_core.quant.selection import QuantPath, row_bucket, select, select_for
 
@@ -91,6 +93,10 @@ HALF_DTYPES = [mx.bfloat16, mx.float16]  # test_half_precision_activations' (on 
 OTHER_TILINGS = [((1, 2, 3), 1), ((8, 8, 1), 2), ((4, 2, 2), 1)]
 OTHER_TILING_TYPES = [T.Q4_0, T.Q8_0, T.Q4_K, T.Q6_K]
 NAN = float("nan")
+# The packed Q4_0 layout's tests: six 1,024-element super-blocks a row (gemv_int8's default
+# chunks of four: one whole, one partial) and these activation rows
+PACKED_COLS = 6 * 1024
+PACKED_TOKENS = [1, 3, 8]
 KERNELS = Path(__file__).parent.parent / "vexel_core" / "quant" / "kernels"
 
 
@@ -102,10 +108,16 @@ class Matrix:
     skip: int
     ggml_type: T
     values: np.ndarray  # float64 [rows, cols]: gguf's dequantization
+    packed: bool = False  # buffer holds Q4_0 repacked (vexel_core.quant.kernels.packed)
 
     @property
     def raw(self) -> mx.array:
         return mx.array(self.buffer)[self.skip :]
+
+    @property
+    def kernel_type(self) -> int:
+        """The kernels' GGML_TYPE for these blocks."""
+        return _template_type(self.ggml_type, self.packed)
 
     @property
     def rows(self) -> int:
@@ -120,6 +132,12 @@ def matrix(ggml_type: T, rng: np.random.Generator, skip: int = 0, path: str = ""
     values = gguf_dequantize(buffer[skip:], ggml_type).astype(np.float64)
     assert np.isfinite(values).all()
     return Matrix(buffer, skip, ggml_type, values)
+
+
+def packed_matrix(rng: np.random.Generator, path: str = "", rows: int | None = None) -> Matrix:
+    """A random Q4_0 `matrix` of `PACKED_COLS` columns, its buffer repacked."""
+    m = matrix(T.Q4_0, rng, path=path, cols=PACKED_COLS, rows=rows)
+    return Matrix(pack_q4_0(m.buffer), m.skip, T.Q4_0, m.values, packed=True)
 
 
 def check_int8_tiling(path: str, m: Matrix, tiling: Int8Tiling, rng: np.random.Generator,
@@ -198,12 +216,13 @@ def metal_gemv(m: Matrix, x: mx.array, tiling: tuple[int, int, int] | None = Non
     """The Metal product's kernel and launch, with the library's tiling or (rows, warps,
     stages)."""
     op, launch = _gemv_plan("metal", m.ggml_type, tuple(m.raw.shape), mx.uint8, tuple(x.shape),
-                            x.dtype, None, GemvTiling(*tiling) if tiling else None)
+                            x.dtype, None, GemvTiling(*tiling) if tiling else None,
+                            packed=m.packed)
     return metal_kernel(op, launch, (mx.uint8, x.dtype)), launch
 
 
 def metal_dequant(m: Matrix, dtype: mx.Dtype) -> tuple[emulation.MetalKernel, _Launch]:
-    launch = _dequant_launch(m.ggml_type, tuple(m.raw.shape), mx.uint8, dtype)
+    launch = _dequant_launch(m.ggml_type, tuple(m.raw.shape), mx.uint8, dtype, m.packed)
     return metal_kernel("dequant", launch, (mx.uint8,)), launch
 
 
@@ -221,6 +240,9 @@ def metal_kernels() -> list[emulation.MetalKernel]:
         if ggml_type in OTHER_TILING_TYPES:
             kernels += [metal_gemv(m, mx.zeros((rows, cols)), tiling)[0]
                         for tiling, rows in OTHER_TILINGS if tiling != (8, 8, 1)]
+    m = packed_matrix(np.random.default_rng(0), path="emulated_metal")
+    kernels += [metal_gemv(m, mx.zeros((rows, PACKED_COLS)))[0] for rows in PACKED_TOKENS]
+    kernels += [metal_dequant(m, dtype)[0] for dtype in (mx.float32, mx.bfloat16)]
     return kernels
 
 
@@ -258,8 +280,9 @@ def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
     if path == "gguf_kernel":
         backend = gpu_backend()
         assert backend is not None
-        chosen = tiling if isinstance(tiling, Int8Tiling) else None
-        return library(backend).gemv(x, m.raw, m.ggml_type, tiling=chosen, init_value=NAN)
+        chosen = GemvTiling(*tiling) if isinstance(tiling, tuple) else tiling
+        return library(backend).gemv(x, m.raw, m.ggml_type, tiling=chosen, init_value=NAN,
+                                     packed=m.packed)
     if path == "emulated_cuda":
         binary = request.getfixturevalue("emulator")
         bf16 = x.dtype == mx.bfloat16
@@ -271,7 +294,7 @@ def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
                 m.ggml_type, m.values.shape[1])
             return emulated_int8(binary, x, m, t)
         tile = activation_tile(x.shape[0])
-        args = ["gemv", int(m.ggml_type), tile, *(tiling or (4, 4, 2)), m.rows,
+        args = ["gemv", m.kernel_type, tile, *(tiling or (4, 4, 2)), m.rows,
                 m.buffer.shape[1], x.shape[0], m.skip, int(bf16)]
         y = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()
                                         + np.array(x.view(mx.uint8)).tobytes()), np.uint8)
@@ -291,7 +314,7 @@ def emulated_int8(binary: Path, x: mx.array, m: Matrix, tiling: Int8Tiling,
     bytes past 16-byte alignment. With *x_rounded*, x is `round_x`'s buffer and y bfloat16."""
     outs = m.rows // 2 if act else m.rows
     dtype = mx.bfloat16 if x_rounded else x.dtype
-    args = ["gemv_int8", int(m.ggml_type), tiling.warps, tiling.stages, tiling.per_lane,
+    args = ["gemv_int8", m.kernel_type, tiling.warps, tiling.stages, tiling.per_lane,
             tiling.grid(outs), m.rows, m.buffer.shape[1], m.skip, int(dtype == mx.bfloat16),
             int(tiling.x_in_registers), GATED_ACTS[act] if act else 0, offset,
             X_ROUNDED[x_rounded] if x_rounded else 0]
@@ -315,10 +338,11 @@ def dequantized(path: str, m: Matrix, dtype: mx.Dtype, request: pytest.FixtureRe
     if path == "gguf_kernel":
         backend = gpu_backend()
         assert backend is not None
-        return library(backend).dequantize(m.raw, m.ggml_type, dtype, init_value=NAN)
+        return library(backend).dequantize(m.raw, m.ggml_type, dtype, init_value=NAN,
+                                           packed=m.packed)
     if path == "emulated_cuda":
         binary = request.getfixturevalue("emulator")
-        args = ["dequant", int(m.ggml_type), m.rows, m.buffer.shape[1], m.skip]
+        args = ["dequant", m.kernel_type, m.rows, m.buffer.shape[1], m.skip]
         w = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()), np.float32)
         w = w.reshape(m.rows, -1)
         return mx.array(w).astype(dtype)  # the emulation writes float32; rounding as the GPU's
@@ -542,8 +566,8 @@ def mlx_kernel_source(name: str, inputs: dict[str, str], out_type: str, body: st
 
 def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
     """Every CUDA body of the library (the matrix-vector kernel at every activation tile,
-    dequantization, every default gemv_int8 tiling with every activation dtype and on x
-    rounded beforehand, round_x), compiled by
+    dequantization, every default gemv_int8 tiling with every activation dtype, for each
+    format and packed Q4_0, and on x rounded beforehand, round_x), compiled by
     nvcc for sm_90a as MLX builds it: the .cu body under exactly the template arguments the
     library passes. The CPU emulation includes the .cuh files alone, so this is what checks,
     without a GPU, that the library's arguments and the bodies' names agree (a mismatch cost a
@@ -560,37 +584,45 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
         source.extend(mlx_kernel_source(f"k{len(names) - 1}", inputs, out,
                                         kernel_source("cuda", op)[1], launch.template))
 
-    for ggml_type in TYPES:
+    # (packed Q4_0 rows have the bytes of Q4_0's: 4,096 and every INT8_TILINGS length are
+    # whole super-blocks)
+    layouts = [(t, False) for t in TYPES] + [(T.Q4_0, True)]
+    for ggml_type, packed in layouts:
         block_elems, block_bytes = FORMATS[ggml_type].block_elems, FORMATS[ggml_type].block_bytes
         raw_shape = (8, 4096 // block_elems * block_bytes)
+        name = f"{ggml_type.name}{' packed' if packed else ''}"
         for rows in ACTIVATION_TILES:
             op, launch = _gemv_plan("cuda", ggml_type, raw_shape, mx.uint8, (rows, 4096),
-                                    mx.bfloat16, rows, None)
-            add(op, f"{ggml_type.name} tile {rows}", launch,
+                                    mx.bfloat16, rows, None, packed=packed)
+            add(op, f"{name} tile {rows}", launch,
                 {"w": "uint8_t", "x": "__nv_bfloat16"}, "__nv_bfloat16")
-        add("dequant", ggml_type.name, _dequant_launch(ggml_type, raw_shape, mx.uint8,
-                                                       mx.bfloat16),
+        add("dequant", name, _dequant_launch(ggml_type, raw_shape, mx.uint8, mx.bfloat16,
+                                             packed),
             {"w": "uint8_t"}, "__nv_bfloat16")
-    for ggml_type in sorted(INT8_TYPES, key=int):
+    for ggml_type, packed in layouts:
+        if ggml_type not in INT8_TYPES:
+            continue
         block_elems, block_bytes = FORMATS[ggml_type].block_elems, FORMATS[ggml_type].block_bytes
+        name = f"{ggml_type.name}{' packed' if packed else ''}"
         for longest, tiling in INT8_TILINGS[ggml_type]:
             raw_shape = (8, longest // block_elems * block_bytes)
             for dtype in C_TYPES:
                 launch = _int8_launch("cuda", ggml_type, raw_shape, mx.uint8, (1, longest),
-                                      dtype, tiling)
-                add("gemv_int8", f"{ggml_type.name} {tiling} {dtype} at {longest} columns",
+                                      dtype, tiling, packed=packed)
+                assert (dict(launch.template)["GGML_TYPE"] == PACKED_Q4_0) == packed
+                add("gemv_int8", f"{name} {tiling} {dtype} at {longest} columns",
                     launch, {"w": "uint8_t", "x": C_TYPES[dtype]}, C_TYPES[dtype])
                 for act in GATED_ACTS:  # the gated mode
                     launch = _int8_launch("cuda", ggml_type, raw_shape, mx.uint8, (1, longest),
-                                          dtype, tiling, act)
-                    add("gemv_int8", f"{ggml_type.name} {tiling} {dtype} {act}", launch,
+                                          dtype, tiling, act, packed=packed)
+                    add("gemv_int8", f"{name} {tiling} {dtype} {act}", launch,
                         {"w": "uint8_t", "x": C_TYPES[dtype]}, C_TYPES[dtype])
             for x_rounded, act in itertools.product(X_ROUNDED, (None, "silu")):
                 # on round_x's buffer, bf16 out
                 launch = _int8_launch("cuda", ggml_type, raw_shape, mx.uint8,
                                       (1, rounded_x_bytes(longest)), mx.uint8, tiling, act,
-                                      x_rounded, mx.bfloat16)
-                add("gemv_int8", f"{ggml_type.name} {tiling} x {x_rounded} {act}", launch,
+                                      x_rounded, mx.bfloat16, packed)
+                add("gemv_int8", f"{name} {tiling} x {x_rounded} {act}", launch,
                     {"w": "uint8_t", "x": "uint8_t"}, "__nv_bfloat16")
     for dtype in C_TYPES:
         add("round_x", str(dtype), _round_x_launch("cuda", (1, 4096), dtype),
@@ -697,7 +729,7 @@ def gated_product(path: str, x: mx.array, m: Matrix, act: str, tiling: Int8Tilin
         backend = gpu_backend()
         assert backend is not None
         return library(backend).gemv(x, m.raw, m.ggml_type, tiling=tiling,
-                                     act=act, init_value=NAN)
+                                     act=act, init_value=NAN, packed=m.packed)
     if x.dtype not in (mx.float32, mx.bfloat16):
         pytest.skip("the emulation runs float32 and bfloat16 activations")
     return emulated_int8(request.getfixturevalue("emulator"), x, m, tiling, act)
@@ -910,6 +942,198 @@ def test_gated_matmul_takes_the_kernel_where_it_applies(
         calls.clear()
         GatedMLP(down, gate_up=gate_up, act=act_fn)(mx.zeros((1, 256), mx.bfloat16))
         assert calls == [(T.Q4_0, 1, name)]
+
+
+# ---- Q4_0 repacked into 1,024-element super-blocks (vexel_core.quant.kernels.packed) ----
+
+PACKED_PATHS = [p for p in PATHS if p != "reference"]
+
+
+def test_packed_layout_round_trips(rng: np.random.Generator) -> None:
+    # Bit for bit both ways, and where the layout puts each block: block k of a super-block
+    # has its quants at bytes 16k.. and its d at 512 + 2k
+    blocks = random_raw(T.Q4_0, 3, 2048, rng)
+    packed = pack_q4_0(blocks)
+    assert packed.shape == blocks.shape and packed.dtype == np.uint8
+    np.testing.assert_array_equal(unpack_q4_0(packed), blocks)
+    for row, sb, k in [(0, 0, 0), (1, 0, 31), (2, 1, 5)]:
+        block = blocks[row, 576 * sb + 18 * k : 576 * sb + 18 * (k + 1)]
+        np.testing.assert_array_equal(packed[row, 576 * sb + 16 * k :][:16], block[2:])
+        np.testing.assert_array_equal(packed[row, 576 * sb + 512 + 2 * k :][:2], block[:2])
+
+
+@pytest.mark.parametrize("path", PACKED_PATHS)
+def test_packed_dequantize_equals_gguf_bit_for_bit(
+    path: str, rng: np.random.Generator, request: pytest.FixtureRequest
+) -> None:
+    # The format Q4_0x1024 decodes as Q4_0 does: gguf's values of the file's blocks, exactly
+    m = packed_matrix(rng, path)
+    f32 = np.array(dequantized(path, m, mx.float32, request))
+    np.testing.assert_array_equal(f32, m.values.astype(np.float32))
+    bf16 = dequantized(path, m, mx.bfloat16, request)
+    assert mx.array_equal(bf16, mx.array(m.values.astype(np.float32)).astype(mx.bfloat16)).item()
+
+
+@pytest.mark.parametrize("path", PACKED_PATHS)
+@pytest.mark.parametrize("n_tokens, tiling", [(1, None), (1, (4, 2, 2)), (3, None), (8, None)],
+                         ids=["1", "1-float-kernel", "3", "8"])
+def test_packed_product_equals_reference(
+    path: str, n_tokens: int, tiling: tuple[int, int, int] | None, rng: np.random.Generator,
+    request: pytest.FixtureRequest,
+) -> None:
+    # The packed weight's product against the file's values: one row on CUDA is gemv_int8's
+    # (x rounded to int8), or the float kernel at CUDA's one-row tiling when asked for it
+    if path == "emulated_metal" and tiling:
+        pytest.skip("Metal's one row is the float kernel already")
+    m = packed_matrix(rng, path)
+    x = rng.normal(size=(n_tokens, PACKED_COLS)).astype(np.float32)
+    y = np.array(product(path, mx.array(x), m, request, tiling))
+    assert y.shape == (n_tokens, m.rows) and np.isfinite(y).all()
+    xr = as_read(path, T.Q4_0, x) if tiling is None else x.astype(np.float64)
+    assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all()
+
+
+@pytest.mark.parametrize("path", PATHS[:2])
+@pytest.mark.parametrize("offset", [0, 2, 8])
+def test_packed_int8_at_any_offset(path: str, offset: int, rng: np.random.Generator,
+                                   request: pytest.FixtureRequest) -> None:
+    # gemv_int8 reads a packed block's quants with one 16-byte load when the matrix starts on
+    # 16 bytes (every chunk then does), with words_at when it does not: bf16 x, the buffer
+    # `offset` bytes past alignment, a tiling whose warps each stream several rows
+    if path == "gguf_kernel" and gpu_backend() != "cuda":
+        pytest.skip("gemv_int8 is a CUDA kernel")
+    m = packed_matrix(rng, path)
+    xd = mx.array(rng.normal(size=(1, PACKED_COLS)).astype(np.float32)).astype(mx.bfloat16)
+    for tiling in (default_int8_tiling(T.Q4_0, PACKED_COLS),
+                   Int8Tiling(warps=2, stages=2, per_lane=2, ctas=2)):
+        if path == "gguf_kernel":
+            flat = mx.array(np.concatenate([np.zeros(offset, np.uint8), m.buffer.ravel()]))
+            raw = flat[offset:].reshape(m.buffer.shape)
+            got = library("cuda").gemv(xd, raw, T.Q4_0, tiling=tiling, init_value=NAN,
+                                       packed=True)
+        else:
+            got = emulated_int8(request.getfixturevalue("emulator"), xd, m, tiling,
+                                offset=offset)
+        xr = int8_activations(np.array(xd.astype(mx.float32)))
+        exact = xr @ m.values.T
+        y = np.array(got.astype(mx.float32))
+        assert np.isfinite(y).all(), tiling
+        assert (np.abs(y - exact) <= float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)
+                ).all(), tiling
+
+
+@pytest.mark.parametrize("path", PATHS[:2])
+@pytest.mark.parametrize("act", sorted(GATED_ACTS))
+def test_packed_gated_int8_kernel(path: str, act: str, rng: np.random.Generator,
+                                  request: pytest.FixtureRequest) -> None:
+    # gemv_int8's gated mode on a packed gate/up weight, as test_gated_int8_kernel judges it
+    if path == "gguf_kernel" and gpu_backend() != "cuda":
+        pytest.skip("gemv_int8 is a CUDA kernel")
+    pairs = EMULATED_PAIRS if path == "emulated_cuda" else GATED_PAIRS
+    m = packed_matrix(rng, path, rows=2 * pairs)
+    x = gated_x(m, rng, mx.bfloat16)
+    for tiling in (default_int8_tiling(T.Q4_0, PACKED_COLS),
+                   Int8Tiling(warps=2, stages=2, per_lane=2, ctas=2)):
+        got = gated_product(path, x, m, act, tiling, request)
+        assert got.dtype == mx.bfloat16 and got.shape == (1, pairs)
+        y = np.array(got.astype(mx.float32))[0]
+        assert np.isfinite(y).all()
+        xr = int8_activations(np.array(x.astype(mx.float32)))[0]
+        wg, wu = m.values[:pairs], m.values[pairs:]
+        g, u = wg @ xr, wu @ xr
+        bound = glu_bound(g, u, float32_bound(xr, wg), float32_bound(xr, wu), act, mx.bfloat16)
+        assert (np.abs(y - GLU[act](g) * u) <= bound).all(), tiling
+
+
+def test_packed_is_refused_where_it_does_not_apply() -> None:
+    lib = library("cuda")
+    with pytest.raises(ValueError, match="packed=True is a layout of Q4_0 alone; got ggml_type "
+                                         "Q8_0"):
+        lib.gemv(mx.zeros((1, 1024)), mx.zeros((1, 1088), mx.uint8), T.Q8_0, packed=True)
+    # 1,056 columns: Q4_0 blocks, but not whole super-blocks
+    with pytest.raises(ValueError, match=r"packed=True: raw must be uint8 \[rows, super-blocks "
+                                         r"\* 576\] \(Q4_0 rows of a multiple of 1024"):
+        lib.gemv(mx.zeros((1, 1056)), mx.zeros((1, 594), mx.uint8), T.Q4_0, packed=True)
+    with pytest.raises(ValueError, match="packed=True: raw must be"):
+        lib.dequantize(mx.zeros((2, 594), mx.uint8), T.Q4_0, packed=True)
+    with pytest.raises(ValueError, match="blocks must be uint8 .* a multiple of 576"):
+        pack_q4_0(np.zeros((2, 594), np.uint8))
+    with pytest.raises(ValueError, match="packed must be uint8 .* a multiple of 576"):
+        unpack_q4_0(np.zeros((2, 594), np.uint8))
+
+
+def test_block_weight_packs_q4_0_on_cuda_alone(
+    rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # BlockWeight off the GPU with CUDA's kernels pretended (their calls recorded): a Q4_0
+    # weight of whole super-blocks keeps its blocks packed and says so to every kernel call;
+    # stacking concatenates the packed rows; another format, other columns or a device without
+    # the kernels keep the file's blocks.
+    import vexel_core.quant.kernels as kernels
+    import vexel_core.quant.weights as weights
+    from vexel_core.quant.kernels.library import KernelLibrary
+
+    calls: list[tuple[str, bool]] = []
+
+    def gemv(self: KernelLibrary, x: mx.array, raw: mx.array, ggml_type: T,
+             **kw: object) -> mx.array:
+        calls.append(("gemv", bool(kw.get("packed"))))
+        return mx.zeros((1, raw.shape[0] // (2 if kw.get("act") else 1)), x.dtype)
+
+    def dequantize(self: KernelLibrary, raw: mx.array, ggml_type: T, dtype: mx.Dtype,
+                   **kw: object) -> mx.array:
+        calls.append(("dequant", bool(kw.get("packed"))))
+        return mx.zeros((raw.shape[0], 2048), dtype)
+
+    def load(ggml_type: T, cols: int) -> tuple[np.ndarray, weights.BlockWeight]:
+        raw = random_raw(ggml_type, 4, cols, rng)
+        w = FORMATS[ggml_type].load(raw, (4, cols))
+        assert isinstance(w, weights.BlockWeight)
+        return raw, w
+
+    assert not load(T.Q4_0, 2048)[1].packed  # here (no CUDA)
+    monkeypatch.setattr(kernels, "gpu_backend", lambda: "cuda")
+    monkeypatch.setattr(weights, "gpu_backend", lambda: "cuda")
+    monkeypatch.setattr(weights, "paths_on_this_device", lambda t: {QuantPath.GGUF_KERNEL})
+    monkeypatch.setattr(weights, "select_for", lambda *a: QuantPath.GGUF_KERNEL)
+    monkeypatch.setattr(KernelLibrary, "gemv", gemv)
+    monkeypatch.setattr(KernelLibrary, "dequantize", dequantize)
+    raw, w = load(T.Q4_0, 2048)
+    assert w.packed
+    np.testing.assert_array_equal(np.array(w.raw), pack_q4_0(raw))
+    w.matmul(mx.zeros((1, 2048)))
+    w.gated_matmul(mx.zeros((1, 2048), mx.bfloat16), mx.abs, "silu")
+    w.take(mx.array([1, 3]))
+    assert calls == [("gemv", True)] * 2 + [("dequant", True)]
+    raw2, w2 = load(T.Q4_0, 2048)
+    stacked = weights.BlockWeight.stack([w, w2])
+    assert isinstance(stacked, weights.BlockWeight) and stacked.packed
+    np.testing.assert_array_equal(np.array(stacked.raw), pack_q4_0(np.concatenate([raw, raw2])))
+    for ggml_type, cols in ((T.Q8_0, 2048), (T.Q4_0, 32 * 97)):
+        raw, w = load(ggml_type, cols)
+        assert not w.packed
+        np.testing.assert_array_equal(np.array(w.raw), raw)
+    monkeypatch.setattr(weights, "paths_on_this_device", lambda t: {QuantPath.MLX_AFFINE})
+    assert not load(T.Q4_0, 2048)[1].packed
+
+
+@pytest.mark.gpu
+def test_packed_weight_through_the_selected_path(rng: np.random.Generator) -> None:
+    # On the GPU, a loaded Q4_0 weight of whole super-blocks as a model uses it: packed on CUDA
+    # (the file's blocks on Metal), its products at 1, 2 and 40 rows, the gated product and
+    # embedding rows against the file's values
+    m = matrix(T.Q4_0, rng, cols=PACKED_COLS)
+    weight = FORMATS[T.Q4_0].load(m.buffer, m.values.shape)
+    assert weight.packed == (gpu_backend() == "cuda")
+    for rows in (1, 2, 40):
+        x = rng.normal(size=(rows, PACKED_COLS)).astype(np.float32)
+        y = np.array(weight.matmul(mx.array(x)))
+        path = "gguf_kernel" if select_for(T.Q4_0, mx.array(x)) is QuantPath.GGUF_KERNEL else ""
+        xr = as_read(path, T.Q4_0, x)
+        assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all(), rows
+    ids = np.array([[4, 0], [36, 4]])
+    np.testing.assert_array_equal(np.array(weight.take(mx.array(ids))),
+                                  m.values.astype(np.float32)[ids])
 
 
 @pytest.fixture

@@ -9,8 +9,9 @@
 //   which the buffer starts past 16-byte alignment, 0 by default; XPRE 1 or 2: x is round_x's
 //   buffer (K + K / 4 bytes) instead, copied into shared memory or read where it is, and y
 //   bfloat16 (BF16 1; two-warp tilings, ACT 0 or 1). round_x: CTAS of ROUND_X_THREADS threads.)
-// SKIP_ROWS rows of the input precede the weight, so it starts off 16-byte alignment. BF16=1:
-// activations and y in bfloat16 (else float32, as W always is).
+// GGML_TYPE 1002: Q4_0 packed (formats.h, Q4_0x1024). SKIP_ROWS rows of the input precede
+// the weight, so it starts off 16-byte alignment (except packed rows, whole 16-byte words).
+// BF16=1: activations and y in bfloat16 (else float32, as W always is).
 #include "prelude.cuh"
 #include "decode.h"
 #include "formats.h"
@@ -214,6 +215,7 @@ int main(int argc, char** argv) {
       case 8: return run_int8<8>(argv);
       case 12: return run_int8<12>(argv);
       case 14: return run_int8<14>(argv);
+      case 1002: return run_int8<1002>(argv);  // Q4_0 packed (formats.h, Q4_0x1024)
     }
     return 1;
   }
@@ -229,6 +231,7 @@ int main(int argc, char** argv) {
     case 12: return run<vx::Q4_K>(argv, is_gemv);
     case 13: return run<vx::Q5_K>(argv, is_gemv);
     case 14: return run<vx::Q6_K>(argv, is_gemv);
+    case 1002: return run<vx::Q4_0x1024>(argv, is_gemv);
   }
   return 1;
 }

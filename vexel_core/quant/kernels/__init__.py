@@ -11,6 +11,9 @@ Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
 * many rows (prefill, from `PREFILL_ROWS`): the blocks dequantized into ``x``'s dtype by a
   kernel, a slice of rows at a time, then MLX's matmul.
 
+Every function takes ``packed=True`` for Q4_0 whose ``raw`` is repacked into 1,024-element
+super-blocks (`vexel_core.quant.kernels.packed`), which `BlockWeight` does on CUDA.
+
 Backends: CUDA (``cuda/``) and Metal (``metal/``), same names and tiling. The CUDA kernels
 passed their GPU tests on an H200 and are CUDA's default path (`vexel_core.quant.selection`);
 the Metal ones have never been compiled by Apple's compiler (CI runs them on the CPU as C++,
@@ -46,7 +49,8 @@ PREFILL_ROWS = 16
 PREFILL_SLICE_BYTES = 256 << 20
 
 
-def gguf_matmul(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType) -> mx.array:
+def gguf_matmul(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType, *,
+                packed: bool = False) -> mx.array:
     """``x[..., K] @ W.T`` -> ``[..., N]`` in x's dtype, W being the blocks ``raw[N, row_bytes]``.
 
     Runs on MLX's default GPU backend; raises ValueError on the CPU (which keeps the
@@ -61,16 +65,16 @@ def gguf_matmul(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType) -> 
     if x2.dtype not in (mx.float32, mx.float16, mx.bfloat16):
         x2 = x2.astype(mx.float32)
     if x2.shape[0] < PREFILL_ROWS:
-        y = lib.gemv(x2, raw, ggml_type)
+        y = lib.gemv(x2, raw, ggml_type, packed=packed)
     else:
-        y = _dequantize_matmul(lib, x2, raw, ggml_type)
+        y = _dequantize_matmul(lib, x2, raw, ggml_type, packed)
     if x.ndim != 2:
         y = y.reshape(*x.shape[:-1], raw.shape[0])
     return y if y.dtype == x.dtype else y.astype(x.dtype)
 
 
 def gguf_gated(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
-               act: GatedAct) -> mx.array | None:
+               act: GatedAct, *, packed: bool = False) -> mx.array | None:
     """``act(g) * u`` for ``[g, u] = x @ W.T`` split in halves (W: the blocks ``raw``, gate
     rows then up rows) in one kernel, where one exists: one activation row ``x[1, K]`` of
     Q4_0, Q8_0, Q4_K or Q6_K on CUDA (``gemv_int8``'s gated mode). None elsewhere: the caller
@@ -78,24 +82,26 @@ def gguf_gated(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
     backend = gpu_backend()
     if backend is None or not gated_applies(backend, ggml_type, x.shape, x.dtype, raw.shape[0]):
         return None
-    return library(backend).gemv(x, raw, ggml_type, act=act)
+    return library(backend).gemv(x, raw, ggml_type, act=act, packed=packed)
 
 
-def gguf_dequantize(raw: mx.array, ggml_type: GGMLQuantizationType, dtype: mx.Dtype) -> mx.array:
+def gguf_dequantize(raw: mx.array, ggml_type: GGMLQuantizationType, dtype: mx.Dtype, *,
+                    packed: bool = False) -> mx.array:
     """The blocks ``raw[N, row_bytes]`` as an ``[N, K]`` matrix of *dtype*, on the GPU."""
     backend = gpu_backend()
     if backend is None:
         raise ValueError("gguf_dequantize needs MLX's default device to be a GPU")
-    return library(backend).dequantize(raw, ggml_type, dtype)
+    return library(backend).dequantize(raw, ggml_type, dtype, packed=packed)
 
 
 def _dequantize_matmul(
-    lib: KernelLibrary, x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType
+    lib: KernelLibrary, x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
+    packed: bool,
 ) -> mx.array:
     rows = raw.shape[0]
     step = max(1, PREFILL_SLICE_BYTES // (x.shape[1] * x.dtype.size))
     parts = [
-        x @ lib.dequantize(raw[start : start + step], ggml_type, x.dtype).T
+        x @ lib.dequantize(raw[start : start + step], ggml_type, x.dtype, packed=packed).T
         for start in range(0, rows, step)
     ]
     return parts[0] if len(parts) == 1 else mx.concatenate(parts, axis=-1)

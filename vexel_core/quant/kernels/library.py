@@ -18,6 +18,10 @@ x_rounded=...)``), where each of its CTAs would otherwise round it again. Its ga
 faster with it than with the product, a split and MLX's ``act(g) * u`` (session 12, three
 alternated rounds; notes/gpu-kernels.md).
 
+Q4_0 may also come repacked (``packed=True``; the layout: `vexel_core.quant.kernels.packed`):
+every kernel reads it, as the format ``Q4_0x1024`` (template number `PACKED_Q4_0`), with Q4_0's
+tilings. Emulated on the CPU and compiled by nvcc; its GPU tests have not run yet.
+
 What is verified (notes/gpu-kernels.md): on an H200, the CUDA kernels equal the reference for
 their formats (tests/test_quant_kernels.py, marked ``gpu``; ``gemv_int8`` with x rounded as it
 rounds it); off the GPU, the format decoding equals `gguf.quants.dequantize` bit for bit, and
@@ -41,6 +45,7 @@ import mlx.core as mx
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 
 from vexel_core.gpu import cuda_header, on_cuda
+from vexel_core.quant.kernels.packed import PACKED_Q4_0, SUPER_BYTES, SUPER_ELEMS
 
 Backend = Literal["cuda", "metal"]
 Op = Literal["gemv", "gemv_int8", "gemv_packed", "dequant", "round_x"]
@@ -121,7 +126,8 @@ class Int8Tiling:
         ``[WARPS][STAGES][SLOT]`` (a slot being a chunk's bytes rounded as the kernel's SLOT
         is), then x's rounded copy ``xq[KCAP]`` with its scales ``xd`` and sums ``xsum``
         (``KCAP / 32`` each), which x rounded beforehand and read from global memory does
-        without."""
+        without. Packed Q4_0 stages as many bytes a chunk as Q4_0, so Q4_0's figure holds for
+        it."""
         elems, nbytes = block_shape(ggml_type)
         slot = (CHUNK_ELEMS * self.per_lane // elems * nbytes + 15 + 6 + 15) // 16 * 16
         kcap = int8_kcap(cols, x_rounded)
@@ -295,6 +301,7 @@ class KernelLibrary:
         act: GatedAct | None = None,
         x_rounded: XRounded | None = None,
         dtype: mx.Dtype | None = None,
+        packed: bool = False,
     ) -> mx.array:
         """``x[M, K] @ W.T`` -> ``[M, N]`` in x's dtype, W being the blocks ``raw[N, row_bytes]``.
 
@@ -312,9 +319,11 @@ class KernelLibrary:
         ``gemv_int8`` (plain or gated) reads it instead of rounding x in each CTA: copied into
         the CTA's shared memory, or from global memory through L1. The same values, so the
         same products. The output is of *dtype* (required: the buffer has no float dtype).
+
+        *packed*: ``raw`` holds Q4_0 in the packed layout (`vexel_core.quant.kernels.packed`).
         """
         op, launch = _gemv_plan(self.backend, ggml_type, raw.shape, raw.dtype, x.shape,
-                                x.dtype, tile, tiling, act, x_rounded, dtype)
+                                x.dtype, tile, tiling, act, x_rounded, dtype, packed)
         return self._launch(op, [raw, x], launch, init_value)
 
     def gemv_packed(
@@ -350,10 +359,12 @@ class KernelLibrary:
         dtype: mx.Dtype = mx.bfloat16,
         *,
         init_value: float | None = None,
+        packed: bool = False,
     ) -> mx.array:
-        """The blocks ``raw[N, row_bytes]`` as a ``[N, K]`` matrix of *dtype*."""
+        """The blocks ``raw[N, row_bytes]`` as a ``[N, K]`` matrix of *dtype* (*packed*: as
+        in `gemv`)."""
         return self._launch("dequant", [raw], _dequant_launch(ggml_type, raw.shape, raw.dtype,
-                                                              dtype), init_value)
+                                                              dtype, packed), init_value)
 
     def _launch(self, op: Op, inputs: list[mx.array], launch: _Launch,
                 init_value: float | None) -> mx.array:
@@ -384,7 +395,7 @@ def _gemv_plan(
     backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
     raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype, tile: int | None,
     tiling: GemvTiling | Int8Tiling | None, act: GatedAct | None = None,
-    x_rounded: XRounded | None = None, dtype: mx.Dtype | None = None,
+    x_rounded: XRounded | None = None, dtype: mx.Dtype | None = None, packed: bool = False,
 ) -> tuple[Op, _Launch]:
     """Which matrix-vector kernel computes this product, and its launch (one lookup per
     product: decoding launches four per layer per token)."""
@@ -395,20 +406,20 @@ def _gemv_plan(
             raise ValueError(f"act={act!r}, x_rounded={x_rounded!r}: gemv_int8's modes take "
                              "no tile or GemvTiling")
         return "gemv_int8", _int8_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape,
-                                         x_dtype, tiling, act, x_rounded, dtype)
+                                         x_dtype, tiling, act, x_rounded, dtype, packed)
     if tile is None and tiling is None and int8_applies(backend, ggml_type, x_shape):
         return "gemv_int8", _int8_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape,
-                                         x_dtype, None)
+                                         x_dtype, None, None, None, None, packed)
     return "gemv", _gemv_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape, x_dtype,
-                                tile, tiling)
+                                tile, tiling, packed)
 
 
 def _gemv_launch(
     backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
     raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype, tile: int | None,
-    tiling: GemvTiling | None,
+    tiling: GemvTiling | None, packed: bool,
 ) -> _Launch:
-    rows, cols = _check(raw_shape, raw_dtype, ggml_type)
+    rows, cols = _check(raw_shape, raw_dtype, ggml_type, packed)
     if len(x_shape) != 2 or x_shape[1] != cols or x_dtype not in ACTIVATION_DTYPES:
         raise ValueError(
             f"x must be [M, {cols}] float32, float16 or bfloat16; got {x_shape} {x_dtype}"
@@ -418,7 +429,7 @@ def _gemv_launch(
     ctas = -(-rows // tiling.rows) * -(-x_shape[0] // mt)
     threads = tiling.warps * 32
     template = [
-        ("GGML_TYPE", int(ggml_type)), ("T", x_dtype), ("MT", mt),
+        ("GGML_TYPE", _template_type(ggml_type, packed)), ("T", x_dtype), ("MT", mt),
         ("ROWS", tiling.rows), ("WARPS", tiling.warps), ("STAGES", tiling.stages),
     ]
     return _Launch(template, (ctas * threads, 1, 1), (threads, 1, 1), (x_shape[0], rows),
@@ -444,9 +455,9 @@ def _int8_launch(
     backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
     raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype,
     tiling: Int8Tiling | None, act: GatedAct | None = None, x_rounded: XRounded | None = None,
-    dtype: mx.Dtype | None = None,
+    dtype: mx.Dtype | None = None, packed: bool = False,
 ) -> _Launch:
-    rows, cols = _check(raw_shape, raw_dtype, ggml_type)
+    rows, cols = _check(raw_shape, raw_dtype, ggml_type, packed)
     if act is not None and (act not in GATED_ACTS or rows % 2):
         raise ValueError(f"gemv_int8's gated mode takes act in {sorted(GATED_ACTS)} and an even "
                          f"number of rows (gate, then up); got {act!r}, {rows} rows")
@@ -478,7 +489,8 @@ def _int8_launch(
                          f"memory for rows of {cols}; at most {SHARED_MAX}")
     threads = tiling.warps * 32
     outs = rows if act is None else rows // 2  # gated: one output per (gate, up) row pair
-    template = [("GGML_TYPE", int(ggml_type)), ("T", out_dtype), ("WARPS", tiling.warps),
+    template = [("GGML_TYPE", _template_type(ggml_type, packed)), ("T", out_dtype),
+                ("WARPS", tiling.warps),
                 ("STAGES", tiling.stages), ("PER_LANE", tiling.per_lane),
                 ("KCAP", int8_kcap(cols, x_rounded)), ("XREG", tiling.x_in_registers),
                 ("ACT", GATED_ACTS[act] if act else 0),
@@ -502,15 +514,12 @@ def _round_x_launch(backend: Backend, x_shape: tuple[int, ...], x_dtype: mx.Dtyp
                    (1, rounded_x_bytes(x_shape[1])), mx.uint8)
 
 
-PACKED_SUPER_BLOCK = (1024, 576)  # (elements, bytes): 32 Q4_0 blocks, quants then scales
-
-
 @cache
 def _packed_launch(
     backend: Backend, shape: tuple[int, ...], w_dtype: mx.Dtype, xr_shape: tuple[int, ...],
     xr_dtype: mx.Dtype, dtype: mx.Dtype, tiling: PackedTiling | None, act: GatedAct | None,
 ) -> _Launch:
-    elems, nbytes = PACKED_SUPER_BLOCK
+    elems, nbytes = SUPER_ELEMS, SUPER_BYTES
     if backend != "cuda":
         raise ValueError(f"gemv_packed is a CUDA kernel; got {backend}")
     if len(shape) != 2 or w_dtype != mx.uint8 or shape[1] % nbytes or not shape[1]:
@@ -538,27 +547,44 @@ def _packed_launch(
 
 @cache
 def _dequant_launch(ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
-                    raw_dtype: mx.Dtype, dtype: mx.Dtype) -> _Launch:
-    rows, cols = _check(raw_shape, raw_dtype, ggml_type)
+                    raw_dtype: mx.Dtype, dtype: mx.Dtype, packed: bool = False) -> _Launch:
+    rows, cols = _check(raw_shape, raw_dtype, ggml_type, packed)
     if dtype not in ACTIVATION_DTYPES:
         raise ValueError(f"dtype must be float32, float16 or bfloat16; got {dtype}")
     jobs = rows * -(-cols // CHUNK_ELEMS)
     threads = DEQUANT_WARPS * 32
-    template = [("GGML_TYPE", int(ggml_type)), ("T", dtype), ("WARPS", DEQUANT_WARPS)]
+    template = [("GGML_TYPE", _template_type(ggml_type, packed)), ("T", dtype),
+                ("WARPS", DEQUANT_WARPS)]
     return _Launch(template, (-(-jobs // DEQUANT_WARPS) * threads, 1, 1), (threads, 1, 1),
                    (rows, cols), dtype)
 
 
-def _check(shape: tuple[int, ...], dtype: mx.Dtype,
-           ggml_type: GGMLQuantizationType) -> tuple[int, int]:
-    """(rows, columns) of the matrix whose blocks are an array of *shape* and *dtype*."""
+def _check(shape: tuple[int, ...], dtype: mx.Dtype, ggml_type: GGMLQuantizationType,
+           packed: bool = False) -> tuple[int, int]:
+    """(rows, columns) of the matrix whose blocks (*packed*: in the packed layout) are an
+    array of *shape* and *dtype*."""
     elems, nbytes = block_shape(ggml_type)
+    if packed:
+        if ggml_type != Q.Q4_0:
+            raise ValueError(f"packed=True is a layout of Q4_0 alone; got ggml_type "
+                             f"{ggml_type.name}")
+        if len(shape) != 2 or dtype != mx.uint8 or shape[1] % SUPER_BYTES:
+            raise ValueError(
+                f"packed=True: raw must be uint8 [rows, super-blocks * {SUPER_BYTES}] (Q4_0 "
+                f"rows of a multiple of {SUPER_ELEMS} columns); got {shape} {dtype}")
+        return shape[0], shape[1] // SUPER_BYTES * SUPER_ELEMS
     if len(shape) != 2 or dtype != mx.uint8 or shape[1] % nbytes:
         raise ValueError(
             f"raw must be uint8 [rows, blocks * {nbytes}] for {ggml_type.name}; "
             f"got {shape} {dtype}"
         )
     return shape[0], shape[1] // nbytes * elems
+
+
+def _template_type(ggml_type: GGMLQuantizationType, packed: bool) -> int:
+    """The kernels' GGML_TYPE: the format's number, or `PACKED_Q4_0` for the packed layout
+    (which `_check` has accepted)."""
+    return PACKED_Q4_0 if packed else int(ggml_type)
 
 
 @cache

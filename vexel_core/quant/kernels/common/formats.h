@@ -1,4 +1,4 @@
-// The ten GGUF block formats, each described the same way so that one matrix-vector kernel and
+// The ten GGUF block formats (and one repacked layout of Q4_0), each described the same way so that one matrix-vector kernel and
 // one dequantization kernel serve them all (cuda/kernels.cuh, metal/kernels.metal). Shared by
 // both backends through the macros of their preludes (see decode.h).
 //
@@ -31,6 +31,25 @@ struct Q4_0 : Legacy32 {  // d (f16), qs[16]: x = d * (q - 8)
   }
   static VX_FN void piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
     nibbles8(ld_u32(b + 2 + 4 * p), 8.0f, q, q + 4);
+  }
+};
+
+// Q4_0 repacked into 1,024-element super-blocks (library's `packed`, vexel_core/quant/kernels/
+// packed.py): 32 consecutive Q4_0 blocks, their quants first (block k's qs[16] at bytes
+// 16k..16k+15), then their scales (block k's d at byte 512 + 2k). The file's bytes, regrouped
+// so that a 16-byte aligned row (576 bytes a super-block) keeps every block's quants in one
+// aligned 16-byte word. Piece p is bytes 4p..4p+3: bytes 4(p%4).. of block p/4's quants, so
+// elements and groups are Q4_0's, block by block, and the decoding is Q4_0's bit for bit.
+struct Q4_0x1024 {
+  VX_CONST int BE = 1024, BB = 576, P = 128, G = 32;
+  VX_CONST bool HAS_MIN = false;
+  static VX_FN int elem_of(int p, int run) { return 32 * (p >> 2) + 4 * (p & 3) + 16 * run; }
+  static VX_FN int group_of(int p, int) { return p >> 2; }
+  static VX_FN float2 group(VX_SMEM const uint8_t* b, int g) {
+    return pair(ld_f16(b + 512 + 2 * g), 0.0f);
+  }
+  static VX_FN void piece(VX_SMEM const uint8_t* b, int p, VX_LOCAL float* q) {
+    nibbles8(ld_u32(b + 4 * p), 8.0f, q, q + 4);
   }
 };
 
@@ -216,7 +235,9 @@ struct Q6_K {
 };
 
 // GGML type numbers (gguf.GGMLQuantizationType) to formats: kernels take the number as a
-// template argument.
+// template argument. A layout of ours that no GGUF file holds takes a number above GGML's
+// (which end below 100), so that it can never be mistaken for a file's type: 1002 is Q4_0
+// (type 2) repacked, Q4_0x1024.
 template <int GGML_TYPE> struct FormatOf;
 template <> struct FormatOf<2> { using type = Q4_0; };
 template <> struct FormatOf<3> { using type = Q4_1; };
@@ -228,5 +249,6 @@ template <> struct FormatOf<11> { using type = Q3_K; };
 template <> struct FormatOf<12> { using type = Q4_K; };
 template <> struct FormatOf<13> { using type = Q5_K; };
 template <> struct FormatOf<14> { using type = Q6_K; };
+template <> struct FormatOf<1002> { using type = Q4_0x1024; };
 
 }  // namespace vx

@@ -27,7 +27,8 @@
 // are formats.h's (F::group), as the float kernel decodes them. Q4_K in a 16-byte aligned
 // matrix reads whole 16-byte words instead, Q6_K a sub-block's two scales at once, and Q4_0 a
 // block's d with its quants, from the same five aligned words (Int8Format): fewer
-// shared-memory loads, the same floats.
+// shared-memory loads, the same floats. Q4_0 repacked (formats.h's Q4_0x1024, GGML_TYPE 1002)
+// reads a block's quants with one 16-byte load and its d with one 2-byte load.
 //
 // Gated mode (ACT 1: SiLU, 2: GELU tanh): W holds 2F rows, gate rows 0..F-1 then up rows
 // F..2F-1 (a fused gate/up projection), and y[i] = act(g_i) * u_i with g_i = W[i].x and
@@ -73,7 +74,8 @@ __device__ __forceinline__ int dp4a_us(int a, int b, int c) {
 // A format's 32-element sub-block j of the block at byte `at` of a slot, as eight words of four
 // signed bytes (word i: elements 4i..4i+3 of the sub-block; element = scale * byte + min with
 // the (scale, min) of group). SPLIT: two scale groups of 16 elements (words 0-3, 4-7). WHOLE:
-// the format's dot takes a block's sub-block to its scale and integer sum instead (Q4_0).
+// the format's dot takes a lane's sub-block to its scale and integer sum instead (Q4_0, whose
+// blocks are sub-blocks, and its packed layout).
 template <int GGML_TYPE>
 struct Int8Format;
 
@@ -94,15 +96,28 @@ struct Int8Scales {
 // The nibbles stay in place, multiplied as unsigned bytes (dp4a.u32.s32, the high ones 16
 // times their value), and "minus 8" is the low sum's start, -8 times x's block sum: the same
 // integer as the bytes minus 8 (__vsub4 took four instructions a word: nvdisasm, session 15).
+__device__ __forceinline__ int q4_0_dot(const uint32_t (&qs)[4], uint4 xa, uint4 xb, int xs) {
+  int lo = dp4a_us(int(qs[0] & 0x0F0F0F0Fu), int(xa.x), -8 * xs);
+  lo = dp4a_us(int(qs[1] & 0x0F0F0F0Fu), int(xa.y), lo);
+  lo = dp4a_us(int(qs[2] & 0x0F0F0F0Fu), int(xa.z), lo);
+  lo = dp4a_us(int(qs[3] & 0x0F0F0F0Fu), int(xa.w), lo);
+  int hi = dp4a_us(int(qs[0] & 0xF0F0F0F0u), int(xb.x), 0);
+  hi = dp4a_us(int(qs[1] & 0xF0F0F0F0u), int(xb.y), hi);
+  hi = dp4a_us(int(qs[2] & 0xF0F0F0F0u), int(xb.z), hi);
+  hi = dp4a_us(int(qs[3] & 0xF0F0F0F0u), int(xb.w), hi);
+  return lo + (hi >> 4);  // exact: hi is a multiple of 16
+}
+
 template <>
 struct Int8Format<2> {
   static constexpr bool SPLIT = false, WORDS16 = false, IN_PLACE = false, WHOLE = true;
-  // The lane's u-th block of a chunk (SUBS = 1: blocks lane + 32u), the first at byte `at` of
-  // the slot, dotted with x's words xa, xb (block sum xs): the integer sum of (q - 8) x, and
+  // The lane's u-th block of a chunk (SUBS = 1: blocks lane + 32u; the chunk at byte at0 of
+  // the slot) dotted with x's words xa, xb (block sum xs): the integer sum of (q - 8) x, and
   // the block's scale in d. (Its words addressed from the first block's, 32 * 18 bytes a step:
   // ptxas did not see that (at + 576u) / 4 = at / 4 + 144u, and masked each block's address.)
-  __device__ __forceinline__ static int dot(const uint32_t* slot, int at, int u, uint4 xa,
-                                            uint4 xb, int xs, float& d) {
+  __device__ __forceinline__ static int dot(const uint32_t* slot, int at0, int lane, int u,
+                                            uint4 xa, uint4 xb, int xs, float& d) {
+    const int at = at0 + lane * 18;
     const uint32_t* a = slot + (at >> 2) + u * (32 * 18 / 4);
     const bool high = (at & 2) != 0;
     const uint32_t sel = high ? 0x7654u : 0x5432u;
@@ -113,15 +128,34 @@ struct Int8Format<2> {
     uint32_t qs[4];
 #pragma unroll
     for (int k = 0; k < 4; ++k) qs[k] = __byte_perm(w[k], w[k + 1], sel);
-    int lo = dp4a_us(int(qs[0] & 0x0F0F0F0Fu), int(xa.x), -8 * xs);
-    lo = dp4a_us(int(qs[1] & 0x0F0F0F0Fu), int(xa.y), lo);
-    lo = dp4a_us(int(qs[2] & 0x0F0F0F0Fu), int(xa.z), lo);
-    lo = dp4a_us(int(qs[3] & 0x0F0F0F0Fu), int(xa.w), lo);
-    int hi = dp4a_us(int(qs[0] & 0xF0F0F0F0u), int(xb.x), 0);
-    hi = dp4a_us(int(qs[1] & 0xF0F0F0F0u), int(xb.y), hi);
-    hi = dp4a_us(int(qs[2] & 0xF0F0F0F0u), int(xb.z), hi);
-    hi = dp4a_us(int(qs[3] & 0xF0F0F0F0u), int(xb.w), hi);
-    return lo + (hi >> 4);  // exact: hi is a multiple of 16
+    return q4_0_dot(qs, xa, xb, xs);
+  }
+};
+
+// Q4_0 repacked (formats.h's Q4_0x1024): a block of 1,024 elements is 32 sub-blocks, so the
+// lane's u-th sub-block of a chunk (SUBS = 32: sub-block lane of block u) is the file's Q4_0
+// block `lane` of super-block u, its quants at bytes 16 lane.. of the super-block and its d at
+// 512 + 2 lane; dotted as Int8Format<2> dots a block. WORDS16: in a 16-byte aligned matrix
+// every chunk starts on a 16-byte word of its slot (super-blocks are 36 words), so ALIGNED
+// reads the quants with one 16-byte load, consecutive lanes consecutive words; else (a buffer
+// off alignment) with words_at.
+template <>
+struct Int8Format<1002> {
+  static constexpr bool SPLIT = false, WORDS16 = true, IN_PLACE = false, WHOLE = true;
+  template <bool ALIGNED>
+  __device__ __forceinline__ static int dot(const uint32_t* slot, int at0, int lane, int u,
+                                            uint4 xa, uint4 xb, int xs, float& d) {
+    const uint8_t* bytes = reinterpret_cast<const uint8_t*>(slot);
+    uint32_t qs[4];
+    if constexpr (ALIGNED) {  // at0 is 0: the offsets are the lane's and u's alone
+      const uint4 v = reinterpret_cast<const uint4*>(bytes + 576 * u)[lane];
+      qs[0] = v.x, qs[1] = v.y, qs[2] = v.z, qs[3] = v.w;
+      d = ld_f16(bytes + 576 * u + 512 + 2 * lane);
+    } else {
+      words_at(slot, at0 + 576 * u + 16 * lane, qs);
+      d = ld_f16(bytes + at0 + 576 * u + 512 + 2 * lane);
+    }
+    return q4_0_dot(qs, xa, xb, xs);
   }
 };
 
@@ -465,8 +499,10 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, T* y, in
         if (!FULL && b >= nb) break;
         [[maybe_unused]] const int at = at0 + blk * F::BB;  // (WHOLE: dot's own addressing)
         [[maybe_unused]] int q[8];
-        if constexpr (I::WORDS16) I::template ints<A>(slot, at, j, q);
-        else if constexpr (!I::WHOLE) I::ints(slot, at, j, q);
+        if constexpr (!I::WHOLE) {
+          if constexpr (I::WORDS16) I::template ints<A>(slot, at, j, q);
+          else I::ints(slot, at, j, q);
+        }
         const int e = b * SUBS + j;  // x's 32-element block
         const bool held = XREG && here.chunk == 0;
         const int h = XREG ? u : 0;  // the held slot (arrays of one when nothing is held)
@@ -476,8 +512,10 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, T* y, in
         float t;
         if constexpr (I::WHOLE) {
           float d;
-          const int sum =
-              I::dot(slot, at0 + lane * F::BB, u, xa, xb, held ? xsr[h] : xsum[e], d);
+          const int xs = held ? xsr[h] : xsum[e];
+          int sum;
+          if constexpr (I::WORDS16) sum = I::template dot<A>(slot, at0, lane, u, xa, xb, xs, d);
+          else sum = I::dot(slot, at0, lane, u, xa, xb, xs, d);
           t = d * float(sum);
         } else {
           int lo, hi;
@@ -498,14 +536,19 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, T* y, in
         acc = fmaf(dx, t, acc);
       }
     };
-    if constexpr (I::WORDS16) {
-      if ((at0 & 15) == 0) sub_blocks(Flag<true>{}, Flag<false>{});
-      else sub_blocks(Flag<false>{}, Flag<false>{});
-    } else if constexpr (I::WHOLE) {
-      if ((here.chunk + 1) * BLOCKS <= nb) sub_blocks(Flag<false>{}, Flag<true>{});
-      else sub_blocks(Flag<false>{}, Flag<false>{});
+    auto aligned_or_not = [&](auto full) {
+      if constexpr (I::WORDS16) {
+        if ((at0 & 15) == 0) sub_blocks(Flag<true>{}, full);
+        else sub_blocks(Flag<false>{}, full);
+      } else {
+        sub_blocks(Flag<false>{}, full);
+      }
+    };
+    if constexpr (I::WHOLE) {
+      if ((here.chunk + 1) * BLOCKS <= nb) aligned_or_not(Flag<true>{});
+      else aligned_or_not(Flag<false>{});
     } else {
-      sub_blocks(Flag<false>{}, Flag<false>{});
+      aligned_or_not(Flag<false>{});
     }
     if (here.chunk == nchunks - 1) {
 #pragma unroll

@@ -1,6 +1,7 @@
 // The two GGUF kernels for CUDA, generic over the formats of common/formats.h.
 //
-// Both read the file's blocks as they are (no repacked copy): a warp stages a chunk of
+// Both read the file's blocks as they are (or Q4_0 repacked, formats.h's Q4_0x1024: a chunk is
+// then one of its super-blocks, and the code is the same): a warp stages a chunk of
 // CHUNK_ELEMS elements of a weight row into shared memory with 16-byte asynchronous copies of
 // the aligned words that cover it (GGUF blocks are 18, 20, ... 210 bytes, so rows are not
 // 16-byte aligned in general), then decodes it from there. Each lane decodes ITEMS pieces of
