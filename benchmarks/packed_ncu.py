@@ -1,7 +1,7 @@
 """One row of Q4_0 on x rounded beforehand, repacked (``gemv_packed``) beside ``gemv_int8`` on
 the file's blocks, for Nsight Compute (GPU machine):
 
-    ncu --clock-control none --kernel-name regex:vx_gemv --csv --metrics METRICS \\
+    ncu --clock-control none --kernel-name regex:vx_ --csv --metrics METRICS \\
         python3 benchmarks/packed_ncu.py --map map.tsv > ncu.csv
     python3 benchmarks/ncu_summary.py ncu.csv --map map.tsv
 
@@ -13,13 +13,17 @@ any number of products on the same x, as llama.cpp's quantize_q8_1 before its mm
 ``gemv_int8`` on the repacked weight (x rounded in each CTA); then ``gemv_packed`` on the
 rounded copy at each of ``--tilings`` (warps/super-blocks a pass/CTAs), and again in the
 reverse order, so that each tiling runs early and late. Each output is compared with the
-reference ("equal" when bit for bit: the arithmetic is the same). The map's bytes are what
-the product must move: the weight's, x (or its rounded copy) and y.
+reference ("equal" when bit for bit: the arithmetic is the same; round_x's bytes with the
+copy made here in numpy). No kernel runs before the runs, so the map's IDs are Nsight Compute's
+(session 17's call C rounded x by round_x first and had to be renumbered); the map is written
+as the runs go, so a run cut short by its time limit keeps what it profiled. The map's bytes
+are what the product must move: the weight's, x (or its rounded copy) and y.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import sys
 from collections.abc import Callable
 
@@ -27,7 +31,7 @@ import mlx.core as mx
 import numpy as np
 from gguf import GGMLQuantizationType
 from kernels import random_blocks  # benchmarks/kernels.py
-from ncu_summary import write_map  # benchmarks/ncu_summary.py
+from ncu_summary import MAP_COLUMNS  # benchmarks/ncu_summary.py
 
 from vexel_core.quant.kernels import library
 from vexel_core.quant.kernels.library import (
@@ -58,17 +62,17 @@ def rounded(x: mx.array) -> mx.array:
 Run = tuple[str, str, int, int, Callable[[], mx.array]]  # label, kernel, grid, bytes, launch
 
 
-def runs_for(name: str, tilings: list[PackedTiling]) -> list[Run]:
-    """The launches at shape *name*, in their order (see above); the first is the reference.
+def runs_for(name: str, tilings: list[PackedTiling]) -> tuple[list[Run], mx.array]:
+    """The launches at shape *name*, in their order (see above; the first is the reference),
+    and x's rounded copy that they read.
     The kernel is the start of the name MLX gives it (ncu_summary matches substrings)."""
     lib = library("cuda")
     rows, cols, act = SHAPES[name]
     raw = random_blocks(Q4_0, rows, cols)
     packed = mx.array(pack_q4_0(np.array(raw)))
     x = mx.random.normal((1, cols)).astype(mx.bfloat16)
-    xr = lib.round_x(x)
+    xr = rounded(x).reshape(1, -1)  # round_x's bytes, made here: no launch before the runs
     mx.eval(raw, packed, x, xr)
-    assert np.array_equal(np.array(xr).reshape(-1), np.array(rounded(x))), "round_x"
     outs = rows // 2 if act else rows
     int8 = default_int8_tiling(Q4_0, cols)
     int8_label = "/".join(map(str, (int8.warps, int8.stages, int8.per_lane, int8.ctas)))
@@ -91,7 +95,7 @@ def runs_for(name: str, tilings: list[PackedTiling]) -> list[Run]:
         runs.append((f"packed {t.warps}/{t.per_pass}/{t.ctas}", "vx_gemv_packed", t.grid(outs),
                      weights + xr.nbytes + y_bytes,
                      lambda t=t: lib.gemv_packed(xr, packed, mx.bfloat16, tiling=t, act=act)))
-    return runs
+    return runs, xr
 
 
 def main() -> None:
@@ -103,11 +107,15 @@ def main() -> None:
     a = ap.parse_args()
     tilings = [PackedTiling(warps=w, per_pass=p, ctas=c)
                for w, p, c in (map(int, t.split("/")) for t in a.tilings.split(","))]
-    table: list[list[object]] = []
+    table = open(a.map, "w", newline="")  # noqa: SIM115 (written as it goes: a run cut
+    writer = csv.writer(table, delimiter="\t")  # short by its time limit keeps what it has)
+    writer.writerow(MAP_COLUMNS)
+    rows_written = 0
     next_id = 0  # Nsight Compute numbers the launches it profiles from 0
     for name in a.shapes.split(","):
         ref = None
-        for label, kernel, grid, nbytes, launch in runs_for(name, tilings):
+        runs, xr = runs_for(name, tilings)
+        for label, kernel, grid, nbytes, launch in runs:
             first, y = next_id, None
             try:
                 for _ in range(a.launches):
@@ -120,7 +128,7 @@ def main() -> None:
                 continue
             assert y is not None
             if label == "round_x":
-                check = "none"
+                check = "equal" if np.array_equal(np.array(y), np.array(xr)) else "DIFFERENT"
             elif ref is None:
                 ref, check = np.array(y.astype(mx.float32)), "ref"
             else:
@@ -129,11 +137,13 @@ def main() -> None:
                 check = ("equal" if np.array_equal(got, ref)
                          else "ok" if np.isfinite(err) and err <= np.abs(ref).max() / 64
                          else f"WRONG({err:.3g})")
-            table.append([len(table), name, label, first, a.launches, kernel, grid, 0, nbytes,
-                          check])
+            writer.writerow([rows_written, name, label, first, a.launches, kernel, grid, 0,
+                             nbytes, check])
+            table.flush()
+            rows_written += 1
             print(f"packed {name} {label} ids={first}-{next_id - 1} grid={grid} {check}",
                   file=sys.stderr, flush=True)
-    write_map(a.map, table)
+    table.close()
 
 
 if __name__ == "__main__":
