@@ -30,6 +30,7 @@ from tests.test_quant_kernels import (
     glu_bound,
     int8_activations,
     matrix,
+    rounded_x_reference,
 )
 from vexel_core.quant.kernels import gpu_backend, library
 from vexel_core.quant.kernels.library import GATED_ACTS, Int8Tiling, PackedTiling
@@ -47,19 +48,6 @@ def packed_emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
                            [KERNELS / "cuda", KERNELS / "common"])
 
 
-def rounded_x(x: np.ndarray) -> np.ndarray:
-    """round_x's buffer for one row: xq (int8), xd (float32 amax / 127), xsum (int32), as
-    gemv_int8 rounds x (`int8_activations`' arithmetic)."""
-    blocks = x.astype(np.float32).reshape(-1, 32)
-    amax = np.abs(blocks).max(axis=1, keepdims=True)
-    with np.errstate(divide="ignore"):
-        inv = np.where(amax > 0, np.float32(127) / amax, np.float32(0))
-    q = np.rint(blocks.astype(np.float64) * inv.astype(np.float64)).astype(np.int8)
-    xd = (amax[:, 0] / np.float32(127)).astype(np.float32)
-    xsum = q.astype(np.int32).sum(axis=1).astype(np.int32)
-    return np.concatenate([q.reshape(-1).view(np.uint8), xd.view(np.uint8), xsum.view(np.uint8)])
-
-
 def emulated_packed(binary: Path, x: mx.array, m: Matrix, warps: int, per_pass: int,
                     ctas: int, act: str | None = None) -> np.ndarray:
     """The kernel in the emulation, y as float32 ``[outputs]`` (bf16 x: bf16 y)."""
@@ -67,7 +55,8 @@ def emulated_packed(binary: Path, x: mx.array, m: Matrix, warps: int, per_pass: 
     xf = np.array(x.astype(mx.float32))[0]
     args = [warps, per_pass, GATED_ACTS[act] if act else 0, int(x.dtype == mx.bfloat16), ctas,
             m.rows, m.buffer.shape[1]]
-    out = emulation.run(binary, args, pack_q4_0(m.buffer).tobytes() + rounded_x(xf).tobytes())
+    out = emulation.run(binary, args,
+                        pack_q4_0(m.buffer).tobytes() + rounded_x_reference(xf).tobytes())
     if x.dtype == mx.bfloat16:
         return np.array(mx.array(np.frombuffer(out, np.uint16)).view(mx.bfloat16)
                         .astype(mx.float32))
