@@ -26,7 +26,6 @@ into its buffer (not 16-byte aligned).
 from __future__ import annotations
 
 import importlib.util
-import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +57,7 @@ from vexel_core.quant.kernels.library import (
     INT8_MAX_COLS,
     INT8_TILINGS,
     INT8_TYPES,
+    PACKED_TILINGS,
     ROUND_X_THREADS,
     X_ROUNDED,
     Int8Tiling,
@@ -67,6 +67,7 @@ from vexel_core.quant.kernels.library import (
     _gemv_plan,
     _int8_launch,
     _Launch,
+    _packed_launch,
     _round_x_launch,
     _template_type,
     activation_tile,
@@ -566,8 +567,9 @@ def mlx_kernel_source(name: str, inputs: dict[str, str], out_type: str, body: st
 
 def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
     """Every CUDA body of the library (the matrix-vector kernel at every activation tile,
-    dequantization, every default gemv_int8 tiling with every activation dtype, for each
-    format and packed Q4_0, and on x rounded beforehand, round_x), compiled by
+    dequantization, every default gemv_int8 tiling with every activation dtype (gated: bf16,
+    the models' dtype on a GPU; the others differ only in T), for each format and packed Q4_0,
+    and on x rounded beforehand, round_x, gemv_packed), compiled by
     nvcc for sm_90a as MLX builds it: the .cu body under exactly the template arguments the
     library passes. The CPU emulation includes the .cuh files alone, so this is what checks,
     without a GPU, that the library's arguments and the bodies' names agree (a mismatch cost a
@@ -612,12 +614,12 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
                 assert (dict(launch.template)["GGML_TYPE"] == PACKED_Q4_0) == packed
                 add("gemv_int8", f"{name} {tiling} {dtype} at {longest} columns",
                     launch, {"w": "uint8_t", "x": C_TYPES[dtype]}, C_TYPES[dtype])
-                for act in GATED_ACTS:  # the gated mode
+                for act in GATED_ACTS if dtype == mx.bfloat16 else ():  # the gated mode
                     launch = _int8_launch("cuda", ggml_type, raw_shape, mx.uint8, (1, longest),
                                           dtype, tiling, act, packed=packed)
                     add("gemv_int8", f"{name} {tiling} {dtype} {act}", launch,
                         {"w": "uint8_t", "x": C_TYPES[dtype]}, C_TYPES[dtype])
-            for x_rounded, act in itertools.product(X_ROUNDED, (None, "silu")):
+            for x_rounded, act in (("shared", None), ("global", "silu")):
                 # on round_x's buffer, bf16 out
                 launch = _int8_launch("cuda", ggml_type, raw_shape, mx.uint8,
                                       (1, rounded_x_bytes(longest)), mx.uint8, tiling, act,
@@ -627,6 +629,14 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
     for dtype in C_TYPES:
         add("round_x", str(dtype), _round_x_launch("cuda", (1, 4096), dtype),
             {"x": C_TYPES[dtype]}, "uint8_t")
+    for longest, tiling in PACKED_TILINGS:  # gemv_packed, plain and gated
+        for act in (None, *GATED_ACTS):
+            rows = 16 if act else 8
+            launch = _packed_launch("cuda", (rows, longest // 1024 * 576), mx.uint8,
+                                    (1, rounded_x_bytes(longest)), mx.uint8, mx.bfloat16, tiling,
+                                    act)
+            add("gemv_packed", f"{tiling} {act}", launch, {"w": "uint8_t", "xr": "uint8_t"},
+                "__nv_bfloat16")
     # (MLX's JIT header with its elementwise functors, which the gated mode uses, is compiled
     # into libmlx: tests/nvcc_include holds a stand-in with the same names)
     used = emulation.nvcc_registers("\n".join(source), tmp_path,
