@@ -9,9 +9,9 @@ On CUDA a Q4_0 weight whose rows are a multiple of 1,024 columns keeps its block
 (`BlockWeight.packed`; the layout: `vexel_core.quant.kernels.packed`): each run of 32 blocks
 regrouped into 512 bytes of quants then 64 of scales, the same bytes, so that every block's
 quants are one aligned 16-byte word for the kernels. The repack runs once, on the host, as
-``raw`` is built: 42-45 ms for a 14336x4096 matrix (33 MB) on one core of the development
-machine (numpy; best and median of 7, in two of three runs; 62-65 in one on a loaded
-machine), about 1.3 ms a MB (extrapolated, not measured: ~5 s for 3.7 GB of Q4_0 weights).
+``raw`` is built, by MLX on the device as part of the copy into its memory (numpy on one core
+of the development machine took 42-45 ms for a 14336x4096 matrix, ~5 s of host time for an
+8B model's 3.7 GB: too long to pay at every load).
 """
 
 from __future__ import annotations
@@ -135,8 +135,9 @@ class BlockWeight(WeightTensor):
     def raw(self) -> mx.array:
         """The blocks as ``uint8[rows, row_bytes]`` (copied into MLX on first use): the
         file's, or repacked where `packed`."""
-        host = [np.asarray(p) for p in self._raw_parts]
-        parts = [mx.array(pack_q4_0(p) if self.packed else p) for p in host]
+        # (repacked by the GPU as it copies them: lazily, before the copy into its memory)
+        parts = [mx.array(np.asarray(p)) for p in self._raw_parts]
+        parts = [pack_q4_0(p) for p in parts] if self.packed else parts
         # one part: copied by the GPU into its memory; several: concatenated by it
         return device_resident(parts[0]) if len(parts) == 1 else mx.concatenate(parts)
 
