@@ -6,6 +6,10 @@
 # tree: the carry is limited to 64 MiB). Session 17's checkout held main only: earlier
 # sessions' branches are gone, their records are in notes/.
 #
+# 00: (~120 s, first) BlockWeight's repack moved onto the device after session 17's last call:
+#    its GPU tests, then one Q4_0 request (vexel bench as s17_d.sh) to see the load and decode:
+#      source .devkit/setup.sh && timeout 200 python3 -m pytest -q -p no:cacheprovider -m gpu \
+#        tests/test_quant_kernels.py -k "packed or packs"
 # 0: (~400 s alone) the engine's Hypothesis searches on CUDA, which calls A and B of session 17
 #    cut at 200-240 s (test_engine.py: 22 passed; the sdpa interleavings search passed):
 #      source .devkit/setup.sh && timeout 550 python3 -m pytest -q -p no:cacheprovider \
