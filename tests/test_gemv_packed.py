@@ -6,7 +6,8 @@ operations in the same order, so any difference is a kernel bug).
 Paths as in test_quant_kernels: ``emulated_cuda`` (the CUDA source compiled for the CPU,
 NaN-filled outputs) and ``gguf_kernel`` (the H200, marked ``gpu``). Shapes are awkward on
 purpose: rows not a multiple of any tiling's warps or CTAs; rows of one super-block, of three
-(a partial pass of four), and Llama's 14,336 columns (three whole passes and a partial one).
+(a partial pass of four) and of five (a whole pass and a partial one), as Llama's
+14,336 columns are three whole passes and a partial one.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from vexel_core.quant.kernels import gpu_backend, library
 from vexel_core.quant.kernels.library import GATED_ACTS, Int8Tiling, PackedTiling
 from vexel_core.quant.kernels.packed import pack_q4_0
 
-COLUMNS = [1024, 3072, 14336]
+COLUMNS = [1024, 3072, 5120]
 NAN = float("nan")
 TILINGS = [(8, 4, 3), (2, 3, 2)]  # (warps, super-blocks a pass, CTAs)
 
@@ -81,7 +82,7 @@ def test_packed_product_equals_reference(cols: int, dtype: mx.Dtype, tiling: tup
     assert (np.abs(y - exact) <= float32_bound(xr, m.values)[0] + out_rounding).all()
 
 
-@pytest.mark.parametrize("cols", [4096, 14336])
+@pytest.mark.parametrize("cols", [4096, 5120])
 @pytest.mark.parametrize("act", [None, *sorted(GATED_ACTS)])
 def test_packed_product_is_gemv_int8_bit_for_bit(cols: int, act: str | None,
                                                  rng: np.random.Generator, packed_emulator: Path,
