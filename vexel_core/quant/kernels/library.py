@@ -462,9 +462,7 @@ def _int8_launch(
     dtype: mx.Dtype | None = None, packed: bool = False,
 ) -> _Launch:
     rows, cols = _check(raw_shape, raw_dtype, ggml_type, packed)
-    if act is not None and (act not in GATED_ACTS or rows % 2):
-        raise ValueError(f"gemv_int8's gated mode takes act in {sorted(GATED_ACTS)} and an even "
-                         f"number of rows (gate, then up); got {act!r}, {rows} rows")
+    _check_gated("gemv_int8", act, rows)
     if backend != "cuda" or ggml_type not in INT8_TYPES:
         names = ", ".join(sorted(t.name for t in INT8_TYPES))
         raise ValueError(f"gemv_int8 is a CUDA kernel for {names}; got {backend} "
@@ -530,14 +528,13 @@ def _packed_launch(
         raise ValueError(f"packed must be uint8 [rows, super-blocks * {nbytes}] (Q4_0 "
                          f"repacked); got {shape} {w_dtype}")
     rows, cols = shape[0], shape[1] // nbytes * elems
-    if xr_dtype != mx.uint8 or xr_shape not in ((cols * 5 // 4,), (1, cols * 5 // 4)):
-        raise ValueError(f"xr must be uint8 [{cols * 5 // 4}], x's rounded copy for "
+    xr_bytes = rounded_x_bytes(cols)
+    if xr_dtype != mx.uint8 or xr_shape not in ((xr_bytes,), (1, xr_bytes)):
+        raise ValueError(f"xr must be uint8 [{xr_bytes}], x's rounded copy for "
                          f"{cols} columns; got {xr_shape} {xr_dtype}")
     if dtype not in ACTIVATION_DTYPES:
         raise ValueError(f"dtype must be float32, float16 or bfloat16; got {dtype}")
-    if act is not None and (act not in GATED_ACTS or rows % 2):
-        raise ValueError(f"gemv_packed's gated mode takes act in {sorted(GATED_ACTS)} and an "
-                         f"even number of rows (gate, then up); got {act!r}, {rows} rows")
+    _check_gated("gemv_packed", act, rows)
     if cols > INT8_MAX_COLS:
         raise ValueError(f"gemv_packed takes rows of at most {INT8_MAX_COLS} columns; got {cols}")
     tiling = tiling or default_packed_tiling(cols)
@@ -583,6 +580,14 @@ def _check(shape: tuple[int, ...], dtype: mx.Dtype, ggml_type: GGMLQuantizationT
             f"got {shape} {dtype}"
         )
     return shape[0], shape[1] // nbytes * elems
+
+
+def _check_gated(kernel: str, act: GatedAct | None, rows: int) -> None:
+    """A ValueError unless *act* is None or a gated mode's activation with *rows* even (gate
+    rows, then up rows)."""
+    if act is not None and (act not in GATED_ACTS or rows % 2):
+        raise ValueError(f"{kernel}'s gated mode takes act in {sorted(GATED_ACTS)} and an even "
+                         f"number of rows (gate, then up); got {act!r}, {rows} rows")
 
 
 def _template_type(ggml_type: GGMLQuantizationType, packed: bool) -> int:
