@@ -1,13 +1,13 @@
 """What Vexel needs to know of MLX's GPU: whether MLX computes on CUDA (`on_cuda`), which
 family of Vexel's own kernels runs there (`kernel_backend`), how weights get into its
-memory (`device_resident`), how a CUDA kernel's header names its sources (`cuda_header`) and
-how a kernel is made from its source files (`source_kernel`)."""
+memory (`device_resident`, `scalar_input`), how a CUDA kernel's header names its sources
+(`cuda_header`) and how a kernel is made from its source files (`source_kernel`)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,16 @@ def device_resident(a: mx.array) -> mx.array:
     copy = a * mx.ones((), dtype=a.dtype)
     mx.eval(copy)  # while *a* is still referenced, so MLX cannot reuse its buffer for the copy
     return copy
+
+
+@lru_cache(maxsize=64)
+def scalar_input(value: float) -> mx.array:
+    """*value* as a float32 ``[1]`` for a kernel's input (an RMS norm's eps), made and
+    evaluated once: a host-made array costs its first GPU reader a page fault on CUDA
+    (benchmarks/host_arrays.py)."""
+    a = mx.array([value], dtype=mx.float32)
+    mx.eval(a)
+    return a
 
 
 def cuda_header(files: Sequence[Path]) -> str:
