@@ -139,8 +139,9 @@ def normed_product(path: str, x: mx.array, delta: mx.array, w: mx.array, m: Matr
 
 PATHS = [pytest.param("gguf_kernel", marks=pytest.mark.gpu), "emulated_cuda"]
 # (dtype, act) pairs: the emulation builds float32 plain and bfloat16 plain and SiLU
-MODES: list[tuple[mx.Dtype, GatedAct | None]] = [(mx.bfloat16, None), (mx.float32, None), (mx.bfloat16, "silu"), (mx.float16, None),
-         (mx.bfloat16, "gelu_tanh"), (mx.float16, "silu")]
+MODES: list[tuple[mx.Dtype, GatedAct | None]] = [
+    (mx.bfloat16, None), (mx.float32, None), (mx.bfloat16, "silu"), (mx.float16, None),
+    (mx.bfloat16, "gelu_tanh"), (mx.float16, "silu")]
 
 
 @pytest.mark.parametrize("path", PATHS)
