@@ -392,13 +392,40 @@ __device__ __forceinline__ void residual_block(const T* x, const NormIn<T>& n, i
 
 // The norm of the stream (x + delta) rounded into the CTA's copy (sq, sd, ssum) of nx 32-value
 // blocks by its THREADS threads: a pass for the sum of squares, then one that normalises and
-// rounds, each reading x and delta (L1 holds them between the two).
+// rounds. A thread keeps its first block in registers between the two (every block where
+// K <= 32 * THREADS: Llama's 4,096 with 128 threads or more), and reads any others again.
+// Every CTA reads x, delta and the norm's weight: 24 KB at 4,096 columns, against 8 KB for x
+// alone, so the mode has a tiling of fewer CTAs (library.NORMED_TILING): with 924 CTAs and
+// both passes reading from L2, the prologue took ~11 us of a qkv product (session 18).
+template <class T>
+__device__ __forceinline__ void normed_into(const T* weight, float inv, int b, float (&v)[32],
+                                            int8_t* sq, float* sd, int* ssum) {
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    const float4 w = load4(weight + 32 * b + 4 * k);
+    const float ws[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const float scaled = to_float(rounded<T>(__fmul_rn(v[4 * k + j], inv)));
+      v[4 * k + j] = to_float(rounded<T>(__fmul_rn(ws[j], scaled)));
+    }
+  }
+  sd[b] = round_values(v, sq + 32 * b, ssum + b);
+}
+
 template <class T, int THREADS>
 __device__ __forceinline__ void round_normed(const T* x, const NormIn<T>& n, int nx, int8_t* sq,
                                              float* sd, int* ssum) {
   const bool store = blockIdx.x == 0;
+  const int first = threadIdx.x;
+  float held[32];  // the thread's first block
   float ss = 0.0f;
-  for (int b = threadIdx.x; b < nx; b += THREADS) {
+  if (first < nx) {
+    residual_block(x, n, 32 * first, store, held);
+#pragma unroll
+    for (int k = 0; k < 32; ++k) ss = __fadd_rn(ss, __fmul_rn(held[k], held[k]));
+  }
+  for (int b = first + THREADS; b < nx; b += THREADS) {
     float r[32];
     residual_block(x, n, 32 * b, store, r);
 #pragma unroll
@@ -413,20 +440,11 @@ __device__ __forceinline__ void round_normed(const T* x, const NormIn<T>& n, int
 #pragma unroll
   for (int w = 0; w < THREADS / 32; ++w) total = __fadd_rn(total, part[w]);
   const float inv = __frsqrt_rn(__fadd_rn(__fdiv_rn(total, float(32 * nx)), n.eps[0]));
-  for (int b = threadIdx.x; b < nx; b += THREADS) {
+  if (first < nx) normed_into(n.weight, inv, first, held, sq, sd, ssum);
+  for (int b = first + THREADS; b < nx; b += THREADS) {
     float v[32];
     residual_block(x, n, 32 * b, false, v);
-#pragma unroll
-    for (int k = 0; k < 8; ++k) {
-      const float4 w = load4(n.weight + 32 * b + 4 * k);
-      const float ws[4] = {w.x, w.y, w.z, w.w};
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const float scaled = to_float(rounded<T>(__fmul_rn(v[4 * k + j], inv)));
-        v[4 * k + j] = to_float(rounded<T>(__fmul_rn(ws[j], scaled)));
-      }
-    }
-    sd[b] = round_values(v, sq + 32 * b, ssum + b);
+    normed_into(n.weight, inv, b, v, sq, sd, ssum);
   }
 }
 
