@@ -2,7 +2,7 @@
 (GPU machine). Flags first, then `vexel`'s command line:
 
     python benchmarks/ab.py [--inline-headers] [--float-one-row] [--plain-norm-add] \
-        [--unfused-glu] [--separate-cache-write] [--long-bodies] [--separate-norm] \
+        [--unfused-glu] [--separate-cache-write] [--long-bodies] \
         bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
@@ -19,9 +19,6 @@
 * ``--long-bodies``: the paged decode's and add_rms_norm's kernel bodies as long as before
   their algorithms moved into headers (a comment of the bytes that moved), since MLX copies a
   custom kernel's body text on every launch; the same machine code.
-* ``--separate-norm``: the residual add and RMS norm before a block's qkv and gate/up
-  products as ``add_rms_norm``'s own launch, as before session 18, instead of inside
-  ``gemv_int8`` (its normed mode).
 """
 
 from __future__ import annotations
@@ -62,12 +59,6 @@ def separate_cache_write() -> None:
     PagedBackend._decode_writing = _PagedAttention._decode_writing  # type: ignore[method-assign]
 
 
-def separate_norm() -> None:
-    from vexel_core.model.layers import Norm, RMSNorm
-
-    RMSNorm.add_and_project = Norm.add_and_project  # type: ignore[method-assign]
-
-
 # The bodies' sizes before session 14 moved their algorithms into headers (bytes)
 _LONG_BODIES = {"vx_paged_decode": 10419, "vx_add_rms_norm": 2763}
 
@@ -89,8 +80,7 @@ def long_bodies() -> None:
 
 CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--plain-norm-add": plain_norm_add, "--unfused-glu": unfused_glu,
-           "--separate-cache-write": separate_cache_write, "--long-bodies": long_bodies,
-           "--separate-norm": separate_norm}
+           "--separate-cache-write": separate_cache_write, "--long-bodies": long_bodies}
 
 
 def main() -> None:

@@ -67,7 +67,6 @@ from vexel_core.quant.kernels.library import (
     _gemv_plan,
     _int8_launch,
     _Launch,
-    _normed_launch,
     _packed_launch,
     _round_x_launch,
     _template_type,
@@ -548,19 +547,17 @@ def test_int8_default_tilings_at_their_longest_rows(
 C_TYPES = {mx.bfloat16: "__nv_bfloat16", mx.float32: "float", mx.float16: "__half"}
 
 
-def mlx_kernel_source(name: str, inputs: dict[str, str], out_type: str | dict[str, str],
-                      body: str, template: list[tuple[str, object]]) -> list[str]:
+def mlx_kernel_source(name: str, inputs: dict[str, str], out_type: str, body: str,
+                      template: list[tuple[str, object]]) -> list[str]:
     """A ``__global__`` function as MLX 0.32's ``cuda_kernel`` writes one: each input's
-    pointer (and its ``_shape``, where the body uses it), the outputs (*out_type*: y's type,
-    or each output's by name), then the template arguments declared as MLX declares them
-    (dtypes as ``using``), then the body."""
+    pointer (and its ``_shape``, where the body uses it), the output, then the template
+    arguments declared as MLX declares them (dtypes as ``using``), then the body."""
     params = []
     for arg, c_type in inputs.items():
         params.append(f"const {c_type}* {arg}")
         if f"{arg}_shape" in body:
             params.append(f"const __grid_constant__ Shape {arg}_shape")
-    outputs = {"y": out_type} if isinstance(out_type, str) else out_type
-    params.extend(f"{c_type}* {arg}" for arg, c_type in outputs.items())
+    params.append(f"{out_type}* y")
     return [f"__global__ void {name}({', '.join(params)}) {{",
             *(f"  using {key} = {C_TYPES[v]};" if isinstance(v, mx.Dtype) else
               f"  constexpr bool {key} = {str(v).lower()};" if isinstance(v, bool) else
@@ -572,7 +569,7 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
     """Every CUDA body of the library (the matrix-vector kernel at every activation tile,
     dequantization, every default gemv_int8 tiling with every activation dtype (gated: bf16,
     the models' dtype on a GPU; the others differ only in T), for each format and packed Q4_0,
-    on x rounded beforehand and on the residual stream's norm, round_x, gemv_packed), compiled by
+    and on x rounded beforehand, round_x, gemv_packed), compiled by
     nvcc for sm_90a as MLX builds it: the .cu body under exactly the template arguments the
     library passes. The CPU emulation includes the .cuh files alone, so this is what checks,
     without a GPU, that the library's arguments and the bodies' names agree (a mismatch cost a
@@ -584,8 +581,7 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
               "{ return v[i]; } };"]
     names: list[str] = []
 
-    def add(op: str, label: str, launch: _Launch, inputs: dict[str, str],
-            out: str | dict[str, str]) -> None:
+    def add(op: str, label: str, launch: _Launch, inputs: dict[str, str], out: str) -> None:
         names.append(f"{op} {label}")
         source.extend(mlx_kernel_source(f"k{len(names) - 1}", inputs, out,
                                         kernel_source("cuda", op)[1], launch.template))
@@ -630,14 +626,6 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
                                       x_rounded, mx.bfloat16, packed)
                 add("gemv_int8", f"{name} {tiling} x {x_rounded} {act}", launch,
                     {"w": "uint8_t", "x": "uint8_t"}, "__nv_bfloat16")
-            for act in (None, "silu"):  # on the residual stream's norm, bf16
-                bf16 = "__nv_bfloat16"
-                launch = _normed_launch("cuda", ggml_type, raw_shape, mx.uint8, (1, longest),
-                                        mx.bfloat16, (1, longest), mx.bfloat16, (longest,),
-                                        None, act, packed)  # its own tiling
-                add("gemv_int8_norm", f"{name} normed {act} at {longest} columns", launch,
-                    {"w": "uint8_t", "x": bf16, "delta": bf16, "nw": bf16, "eps": "float"},
-                    {"y": bf16, "residual": bf16})
     for dtype in C_TYPES:
         add("round_x", str(dtype), _round_x_launch("cuda", (1, 4096), dtype),
             {"x": C_TYPES[dtype]}, "uint8_t")

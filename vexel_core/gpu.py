@@ -1,13 +1,14 @@
 """What Vexel needs to know of MLX's GPU: whether MLX computes on CUDA (`on_cuda`), which
 family of Vexel's own kernels runs there (`kernel_backend`), how weights get into its
-memory (`device_resident`, `scalar_input`), how a CUDA kernel's header names its sources
-(`cuda_header`) and how a kernel is made from its source files (`source_kernel`)."""
+memory (`device_resident`), how a CUDA kernel's header names its sources (`cuda_header`),
+how a kernel is made from its source files (`source_kernel`), and MLX's CUDA graph sizes
+(`prefer_whole_step_graphs`)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +35,11 @@ def prefer_whole_step_graphs() -> None:
     graphs, each built, updated and launched by the host. One request's decoding is host-bound:
     in three alternated rounds on the H200 the median step fell from 3.07-3.15 ms (one slow
     episode: 4.22) to 2.76-2.84 (3.36), the time inside ``mx.async_eval`` from 1.75-1.80 to
-    1.46-1.51 ms (session 18, call A; with graphs off: 3.17-3.53). For 64-row steps (session 7)
-    larger graphs moved time from submitting to waiting without changing the step. MLX reads
-    the settings once, when it first computes on the GPU: this runs when Vexel is imported, and
-    a value the user set is kept. Apple GPUs keep MLX's defaults (never measured there)."""
+    1.46-1.51 ms (session 18, call A; with graphs off: 3.17-3.53; call D, these settings as the
+    default: 2.58-2.80). For 64-row steps (session 7) larger graphs moved time from submitting
+    to waiting without changing the step. MLX reads the settings once, when it first computes
+    on the GPU: this runs when Vexel is imported, and a value the user set is kept. Apple GPUs
+    keep MLX's defaults (never measured there)."""
     if _cuda_available():
         os.environ.setdefault("MLX_MAX_OPS_PER_BUFFER", "400")
         os.environ.setdefault("MLX_MAX_MB_PER_BUFFER", "100000")
@@ -82,16 +84,6 @@ def device_resident(a: mx.array) -> mx.array:
     copy = a * mx.ones((), dtype=a.dtype)
     mx.eval(copy)  # while *a* is still referenced, so MLX cannot reuse its buffer for the copy
     return copy
-
-
-@lru_cache(maxsize=64)
-def scalar_input(value: float) -> mx.array:
-    """*value* as a float32 ``[1]`` for a kernel's input (an RMS norm's eps), made and
-    evaluated once: a host-made array costs its first GPU reader a page fault on CUDA
-    (benchmarks/host_arrays.py)."""
-    a = mx.array([value], dtype=mx.float32)
-    mx.eval(a)
-    return a
 
 
 def cuda_header(files: Sequence[Path]) -> str:

@@ -34,13 +34,6 @@ inline float __uint_as_float(uint32_t u) {
   std::memcpy(&f, &u, 4);
   return f;
 }
-inline float __bfloat162float(__nv_bfloat16 b) { return __uint_as_float(uint32_t(b.bits) << 16); }
-inline float rsqrtf(float v) { return 1.0f / std::sqrt(v); }
-// no fma to contract into: x86-64's baseline has none
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
-// correctly rounded but for double rounding through double (~2^-29 of values)
-inline float __frsqrt_rn(float v) { return float(1.0 / std::sqrt(double(v))); }
 inline uint32_t __float_as_uint(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);

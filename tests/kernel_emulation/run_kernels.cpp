@@ -8,10 +8,7 @@
 //   or 2 (GELU tanh): the gated mode, N rows of gate then up, N / 2 outputs; OFFSET: bytes by
 //   which the buffer starts past 16-byte alignment, 0 by default; XPRE 1 or 2: x is round_x's
 //   buffer (K + K / 4 bytes) instead, copied into shared memory or read where it is, and y
-//   bfloat16 (BF16 1; two-warp tilings, ACT 0 or 1); XPRE 3: x, then delta and the norm's
-//   weight (K values each, of y's type), then eps (a float32): the product of the RMS norm of
-//   x + delta, and y followed by the residual T(x + delta) (K values; 4/2/4, 8/2/4, 4/4/2 and 2/2/2;
-//   ACT 0, or 1 with BF16 1). round_x: CTAS of ROUND_X_THREADS threads.)
+//   bfloat16 (BF16 1; two-warp tilings, ACT 0 or 1). round_x: CTAS of ROUND_X_THREADS threads.)
 // GGML_TYPE 1002: Q4_0 packed (formats.h, Q4_0x1024). SKIP_ROWS rows of the input precede
 // the weight, so it starts off 16-byte alignment (except packed rows, whole 16-byte words).
 // BF16=1: activations and y in bfloat16 (else float32, as W always is).
@@ -77,7 +74,7 @@ int run_gemv_int8_xpre(char** argv, const uint8_t* w, int n, int row_bytes, int 
   const int warps = atoi(argv[3]), stages = atoi(argv[4]), per_lane = atoi(argv[5]);
   const int grid = atoi(argv[6]);
   const bool held = atoi(argv[11]);
-  auto run = [&](auto kernel) { launch(grid, warps * 32, [&] { kernel(w, x, y.data(), n, row_bytes, {}); }); };
+  auto run = [&](auto kernel) { launch(grid, warps * 32, [&] { kernel(w, x, y.data(), n, row_bytes); }); };
 #define VX_INT8_XPRE(W, S, P, H) \
   else if (held == H && warps == W && stages == S && per_lane == P && xpre == 1) \
     run(vx::gemv_int8<TYPE, T, W, S, P, KCAP, H, ACT, 1, uint8_t>); \
@@ -92,43 +89,6 @@ int run_gemv_int8_xpre(char** argv, const uint8_t* w, int n, int row_bytes, int 
   return 0;
 }
 
-// gemv_int8 on the RMS norm of x + delta (XPRE 3): x, delta, the norm's weight and eps from
-// stdin; y, then the residual, out.
-template <int TYPE, class T, int ACT>
-int run_gemv_int8_norm(char** argv, const uint8_t* w, int n, int row_bytes, int k,
-                       std::vector<T>& y) {
-  constexpr int KCAP = 16384;
-  std::vector<T> x(k), delta(k), nw(k), residual(k);
-  std::memset(residual.data(), 0xFF, residual.size() * sizeof(T));  // NaN
-  float eps;
-  for (auto* v : {&x, &delta, &nw}) {
-    if (fread(v->data(), sizeof(T), k, stdin) != size_t(k)) return 4;
-  }
-  if (fread(&eps, 4, 1, stdin) != 1) return 4;
-  const int warps = atoi(argv[3]), stages = atoi(argv[4]), per_lane = atoi(argv[5]);
-  const int grid = atoi(argv[6]);
-  const vx::NormIn<T> norm{delta.data(), nw.data(), &eps, residual.data()};
-  auto run = [&](auto kernel) {
-    launch(grid, warps * 32, [&] { kernel(w, x.data(), y.data(), n, row_bytes, norm); });
-  };
-#define VX_INT8_NORM(W, S, P) \
-  else if (warps == W && stages == S && per_lane == P) \
-    run(vx::gemv_int8<TYPE, T, W, S, P, KCAP, false, ACT, 3, T>);
-  // the tests' tilings: the defaults at 4,096 columns and two CTAs of two warps; bfloat16 plain
-  // and gated (SiLU), float32 plain (each variant is a compile of its own)
-  if constexpr (ACT == 2 || (ACT == 1 && !std::is_same_v<T, __nv_bfloat16>)) {
-    return 3;
-  } else {
-    if (false) {}
-    VX_INT8_NORM(4, 2, 4) VX_INT8_NORM(8, 2, 4) VX_INT8_NORM(4, 4, 2) VX_INT8_NORM(2, 2, 2)
-    else return 3;
-  }
-#undef VX_INT8_NORM
-  fwrite(y.data(), sizeof(T), y.size(), stdout);
-  fwrite(residual.data(), sizeof(T), residual.size(), stdout);
-  return 0;
-}
-
 template <int TYPE, class T, int ACT>
 int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
   constexpr int KCAP = 16384;
@@ -136,12 +96,11 @@ int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
   std::vector<T> x(k), y(ACT ? n / 2 : n);
   std::memset(y.data(), 0xFF, y.size() * sizeof(T));  // NaN in float32 and bfloat16
   const int xpre = argv[12] && argv[13] && argv[14] ? atoi(argv[14]) : 0;
-  if (xpre == 3) return run_gemv_int8_norm<TYPE, T, ACT>(argv, w, n, row_bytes, k, y);
   if (!xpre && fread(x.data(), sizeof(T), x.size(), stdin) != x.size()) return 4;
   const int warps = atoi(argv[3]), stages = atoi(argv[4]), per_lane = atoi(argv[5]);
   const int grid = atoi(argv[6]);
   const bool held = atoi(argv[11]);
-  auto run = [&](auto kernel) { launch(grid, warps * 32, [&] { kernel(w, x.data(), y.data(), n, row_bytes, {}); }); };
+  auto run = [&](auto kernel) { launch(grid, warps * 32, [&] { kernel(w, x.data(), y.data(), n, row_bytes); }); };
   // The tilings the tests use: the defaults, two CTAs of two warps, and the (warps, stages,
   // sub-blocks a lane) of benchmarks/int8_sweep.py's candidates; gated, the defaults
   // (library.INT8_TILINGS) and two CTAs of two warps.

@@ -15,7 +15,7 @@ import mlx.nn as nn
 
 from vexel_core.attention.base import AttentionBatch
 from vexel_core.model.architecture import CausalLM, KVSpec
-from vexel_core.model.layers import QKV, Attention, FeedForward, LongRoPE, Norm, RMSNorm, softcap
+from vexel_core.model.layers import QKV, Attention, LongRoPE, Norm, RMSNorm, softcap
 from vexel_core.model.linear import Embedding, Linear
 from vexel_core.model.metadata import DecoderArgs
 from vexel_core.model.weights import Weights
@@ -57,21 +57,22 @@ class PreNormBlock(Block):
     """
 
     def __init__(self, attn_norm: Norm, attn: Attention, mlp_norm: Norm,
-                 mlp: FeedForward, post_attn_norm: nn.Module | None = None,
+                 mlp: nn.Module, post_attn_norm: nn.Module | None = None,
                  post_mlp_norm: nn.Module | None = None) -> None:
         super().__init__()
         self.attn_norm, self.attn, self.mlp_norm, self.mlp = attn_norm, attn, mlp_norm, mlp
         self.post_attn_norm, self.post_mlp_norm = post_attn_norm, post_mlp_norm
 
     def enter(self, x: Stream, positions: mx.array) -> tuple[QKV, Carry]:
-        h, qkv = self.attn.norm_and_project(self.attn_norm, *x, positions)
-        return qkv, (h,)
+        h, n = self.attn_norm.add(*x)
+        return self.attn.project(n, positions), (h,)
 
     def leave(self, carry: Carry, attn: mx.array) -> Stream:
         a = self.attn.output(attn)
         if self.post_attn_norm is not None:
             a = self.post_attn_norm(a)
-        h, m = self.mlp.norm_and_call(self.mlp_norm, carry[0], a)
+        h, n = self.mlp_norm.add(carry[0], a)
+        m = self.mlp(n)
         if self.post_mlp_norm is not None:
             m = self.post_mlp_norm(m)
         return h, m
@@ -203,7 +204,7 @@ class DecoderLM(CausalLM):
         return self._segments
 
 
-def rms_pre_norm_block(w: Weights, prefix: str, attn: Attention, mlp: FeedForward,
+def rms_pre_norm_block(w: Weights, prefix: str, attn: Attention, mlp: nn.Module,
                        eps: float) -> PreNormBlock:
     """The LLaMA-family block: RMS norms ``attn_norm`` and ``ffn_norm`` before each part."""
     return PreNormBlock(RMSNorm(w.vector(f"{prefix}.attn_norm.weight"), eps), attn,

@@ -30,16 +30,6 @@ class Norm(nn.Module):
         h = x if delta is None else x + delta
         return h, self(h)
 
-    def add_and_project(self, x: mx.array, delta: mx.array | None, linear: Linear,
-                        act: Activation | None = None) -> tuple[mx.array, mx.array]:
-        """``(h, linear(norm(h)))`` for ``h = x + delta``, or with *act* the gated product
-        ``act(g) * u`` of ``linear(norm(h))`` (`Linear.gated_matmul`): `add`, then the product,
-        unless a kernel does all three (`RMSNorm`)."""
-        h, n = self.add(x, delta)
-        if act is None:
-            return h, linear(n)
-        return h, linear.gated_matmul(n, act, KERNEL_ACTIVATIONS.get(act))
-
 
 class RMSNorm(Norm):
     """``x / rms(x) * w``. Gemma's "1 + w" convention is already folded into GGUF weights."""
@@ -59,17 +49,6 @@ class RMSNorm(Norm):
             return super().add(x, delta)
         # one launch instead of two, twice per layer (model/kernels)
         return kernels.add_rms_norm(x, delta, self.weight, self.eps, backend=backend)
-
-    def add_and_project(self, x: mx.array, delta: mx.array | None, linear: Linear,
-                        act: Activation | None = None) -> tuple[mx.array, mx.array]:
-        # one request's decoding on CUDA: the add and the norm inside the product's kernel
-        # (gemv_int8's normed mode), two launches a layer fewer
-        kernel_act = None if act is None else KERNEL_ACTIVATIONS.get(act)
-        if delta is not None and (act is None or kernel_act is not None):
-            fused = linear.normed_matmul(x, delta, self.weight, self.eps, kernel_act)
-            if fused is not None:
-                return fused
-        return super().add_and_project(x, delta, linear, act)
 
 
 class LayerNorm(Norm):
@@ -220,10 +199,17 @@ class Attention(nn.Module):
     # first and last through compiled graphs: only `attend` touches the KV cache.
     def project(self, x: mx.array, positions: mx.array) -> QKV:
         """``q[T, Hq, D]``, ``k``/``v`` ``[T, Hkv, D]`` for *x* at *positions*, rotated."""
-        if self.qkv is not None:
-            return self._heads(self.qkv(x), positions)
         o = self.opts
         T, hq, hkv = x.shape[0], o.n_heads, o.n_kv_heads
+        if self.qkv is not None:
+            fused, nqk = self.qkv(x), (hq + hkv) * o.head_dim
+            qk = fused[:, :nqk].reshape(T, hq + hkv, o.head_dim)
+            v = fused[:, nqk:].reshape(T, hkv, o.head_dim)
+            if self.rope is not None:
+                # q's and k's heads sit side by side: one rope call rotates both (a decode
+                # step is mostly per-launch cost; notes/engine-gpu.md, session 9)
+                qk = self.rope(qk, positions)
+            return qk[:, :hq], qk[:, hq:], v
         assert self.q is not None and self.k is not None and self.v is not None
         q = self.q(x).reshape(T, hq, o.head_dim)
         k = self.k(x).reshape(T, hkv, o.head_dim)
@@ -231,30 +217,6 @@ class Attention(nn.Module):
         if self.rope is not None:
             q, k = self.rope(q, positions), self.rope(k, positions)
         return q, k, v
-
-    def norm_and_project(self, norm: Norm, x: mx.array, delta: mx.array | None,
-                         positions: mx.array) -> tuple[mx.array, QKV]:
-        """``(h, project(norm(h)))`` for the residual stream ``h = x + delta``: a fused
-        projection lets *norm* take the add and itself into its product
-        (`Norm.add_and_project`)."""
-        if self.qkv is None:
-            h, n = norm.add(x, delta)
-            return h, self.project(n, positions)
-        h, fused = norm.add_and_project(x, delta, self.qkv)
-        return h, self._heads(fused, positions)
-
-    def _heads(self, fused: mx.array, positions: mx.array) -> QKV:
-        """q, k and v from a fused projection's rows ``[T, (Hq + 2 Hkv) D]``, rotated."""
-        o = self.opts
-        T, hq, hkv = fused.shape[0], o.n_heads, o.n_kv_heads
-        nqk = (hq + hkv) * o.head_dim
-        qk = fused[:, :nqk].reshape(T, hq + hkv, o.head_dim)
-        v = fused[:, nqk:].reshape(T, hkv, o.head_dim)
-        if self.rope is not None:
-            # q's and k's heads sit side by side: one rope call rotates both (a decode step is
-            # mostly per-launch cost; notes/engine-gpu.md, session 9)
-            qk = self.rope(qk, positions)
-        return qk[:, :hq], qk[:, hq:], v
 
     def attend(self, qkv: QKV, batch: AttentionBatch) -> mx.array:
         """The backend's cache write and attention: ``[T, Hq, D]``."""
@@ -275,18 +237,7 @@ def gelu_tanh(x: mx.array) -> mx.array:
 KERNEL_ACTIVATIONS: dict[Activation, GatedAct] = {nn.silu: "silu", gelu_tanh: "gelu_tanh"}
 
 
-class FeedForward(nn.Module):
-    """A block's MLP: ``__call__`` on its normalised input; `norm_and_call` from the residual
-    stream, so that an MLP whose first product is one `Linear` can let the norm into it."""
-
-    def norm_and_call(self, norm: Norm, x: mx.array,
-                      delta: mx.array | None) -> tuple[mx.array, mx.array]:
-        """``(h, self(norm(h)))`` for the residual stream ``h = x + delta``."""
-        h, n = norm.add(x, delta)
-        return h, self(n)
-
-
-class GatedMLP(FeedForward):
+class GatedMLP(nn.Module):
     """``down(act(gate(x)) * up(x))``: SwiGLU with silu (LLaMA, Phi-3), GeGLU with gelu (Gemma).
 
     ``gate_up`` is the fused form (Phi-3's ``ffn_up`` holds gate rows then up rows); its
@@ -315,15 +266,8 @@ class GatedMLP(FeedForward):
             h = gated(self.act)(self.gate(x), self.up(x))
         return self.down(h)
 
-    def norm_and_call(self, norm: Norm, x: mx.array,
-                      delta: mx.array | None) -> tuple[mx.array, mx.array]:
-        if self.gate_up is None:
-            return super().norm_and_call(norm, x, delta)
-        h, g = norm.add_and_project(x, delta, self.gate_up, self.act)
-        return h, self.down(g)
 
-
-class MLP(FeedForward):
+class MLP(nn.Module):
     """``down(act(up(x)))`` (Phi-2: GELU)."""
 
     def __init__(self, up: Linear, down: Linear, act: Activation = nn.gelu_approx) -> None:

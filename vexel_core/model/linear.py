@@ -57,13 +57,6 @@ class Linear(nn.Module):
             return gated(act)(g, u)
         return self.weight.gated_matmul(x, act, kernel_act)
 
-    def normed_matmul(self, x: mx.array, delta: mx.array, norm_weight: mx.array, eps: float,
-                      kernel_act: GatedAct | None = None) -> tuple[mx.array, mx.array] | None:
-        """`WeightTensor.normed_matmul` (None with a bias: the kernels add none)."""
-        if self.bias is not None:
-            return None
-        return self.weight.normed_matmul(x, delta, norm_weight, eps, kernel_act)
-
 
 class Embedding(nn.Module):
     """Token table ``W[vocab, hidden]``: ids of any shape -> rows ``[*ids.shape, hidden]``.

@@ -50,14 +50,6 @@ class WeightTensor(ABC):
         g, u = mx.split(self.matmul(x), 2, axis=-1)
         return gated(act)(g, u)
 
-    def normed_matmul(self, x: mx.array, delta: mx.array, norm_weight: mx.array, eps: float,
-                      kernel_act: GatedAct | None = None) -> tuple[mx.array, mx.array] | None:
-        """``(h, rms_norm(h) * norm_weight @ W.T)`` for the residual stream ``h = x + delta``
-        (*kernel_act*: `gated_matmul`'s product of it) from one kernel that does the add and
-        the norm too, for kinds that have one (`BlockWeight`: one row on CUDA); None by
-        default, and the caller adds, normalises and multiplies (`RMSNorm.add_and_project`)."""
-        return None
-
     @abstractmethod
     def take(self, ids: mx.array) -> mx.array: ...
 

@@ -32,7 +32,6 @@ from vexel_core.quant.kernels import (
     gguf_dequantize,
     gguf_gated,
     gguf_matmul,
-    gguf_normed,
     gpu_backend,
 )
 from vexel_core.quant.kernels.packed import SUPER_ELEMS, pack_q4_0
@@ -193,15 +192,6 @@ class BlockWeight(WeightTensor):
             if y is not None:
                 return y
         return super().gated_matmul(x, act, kernel_act)
-
-    def normed_matmul(self, x: mx.array, delta: mx.array, norm_weight: mx.array, eps: float,
-                      kernel_act: GatedAct | None = None) -> tuple[mx.array, mx.array] | None:
-        """`WeightTensor.normed_matmul`: ``gemv_int8``'s normed mode where the GGUF kernels
-        compute the product (`gguf_normed`)."""
-        if select_for(self.ggml_type, x) is not QuantPath.GGUF_KERNEL:
-            return None
-        return gguf_normed(x, delta, norm_weight, eps, self.raw, self.ggml_type, kernel_act,
-                           packed=self.packed)
 
     def affine_matmul(self, x: mx.array) -> mx.array:
         """``x @ W.T`` on the affine terms; in float32 when `float32_products` is set."""

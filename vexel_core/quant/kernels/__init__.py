@@ -26,7 +26,6 @@ import mlx.core as mx
 from gguf import GGMLQuantizationType
 
 from vexel_core.quant.kernels.library import (
-    ACTIVATION_DTYPES,
     ACTIVATION_TILES,
     KERNEL_TYPES,
     GatedAct,
@@ -34,14 +33,12 @@ from vexel_core.quant.kernels.library import (
     KernelLibrary,
     gated_applies,
     gpu_backend,
-    int8_applies,
     library,
 )
 
 __all__ = [
     "ACTIVATION_TILES", "KERNEL_TYPES", "PREFILL_ROWS", "GatedAct", "GemvTiling",
-    "KernelLibrary", "gguf_dequantize", "gguf_gated", "gguf_matmul", "gguf_normed", "gpu_backend",
-    "library",
+    "KernelLibrary", "gguf_dequantize", "gguf_gated", "gguf_matmul", "gpu_backend", "library",
 ]
 
 # Activation rows from which dequantize-then-matmul takes over from the matrix-vector kernel.
@@ -86,22 +83,6 @@ def gguf_gated(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
     if backend is None or not gated_applies(backend, ggml_type, x.shape, x.dtype, raw.shape[0]):
         return None
     return library(backend).gemv(x, raw, ggml_type, act=act, packed=packed)
-
-
-def gguf_normed(x: mx.array, delta: mx.array, norm_weight: mx.array, eps: float,
-                raw: mx.array, ggml_type: GGMLQuantizationType, act: GatedAct | None = None,
-                *, packed: bool = False) -> tuple[mx.array, mx.array] | None:
-    """``(h, rms_norm(h) @ W.T)`` for the residual stream ``h = x + delta`` (*act*: the gated
-    product ``act(g) * u`` of it, as `gguf_gated`'s) in one kernel, where one exists: one row
-    ``[1, K]`` of Q4_0, Q8_0, Q4_K or Q6_K on CUDA (``gemv_int8``'s normed mode). None
-    elsewhere: the caller adds, normalises and multiplies."""
-    backend = gpu_backend()
-    if (backend is None or not int8_applies(backend, ggml_type, x.shape)
-            or x.dtype not in ACTIVATION_DTYPES or delta.shape != x.shape
-            or delta.dtype != x.dtype or (act is not None and raw.shape[0] % 2)):
-        return None
-    return library(backend).gemv_normed(x, delta, norm_weight, eps, raw, ggml_type, act=act,
-                                        packed=packed)
 
 
 def gguf_dequantize(raw: mx.array, ggml_type: GGMLQuantizationType, dtype: mx.Dtype, *,

@@ -16,9 +16,7 @@ x_rounded=...)``), where each of its CTAs would otherwise round it again. Its ga
 (``gemv(..., act=...)``) multiplies a fused gate/up weight and returns
 ``act(g) * u`` in the same launch: its GPU tests pass on the H200, and one request decodes
 faster with it than with the product, a split and MLX's ``act(g) * u`` (session 12, three
-alternated rounds; notes/gpu-kernels.md). A third mode (``gemv_normed``) takes the residual
-stream's add and RMS norm before the product over: each CTA makes the norm as it rounds x
-(two launches a layer fewer in one request's decoding, which the host's time per launch paces).
+alternated rounds; notes/gpu-kernels.md).
 
 Q4_0 may also come repacked (``packed=True``; the layout: `vexel_core.quant.kernels.packed`):
 every kernel reads it, as the format ``Q4_0x1024`` (template number `PACKED_Q4_0`), with Q4_0's
@@ -50,11 +48,11 @@ from typing import Any, Literal
 import mlx.core as mx
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 
-from vexel_core.gpu import cuda_header, on_cuda, scalar_input
+from vexel_core.gpu import cuda_header, on_cuda
 from vexel_core.quant.kernels.packed import PACKED_Q4_0, SUPER_BYTES, SUPER_ELEMS
 
 Backend = Literal["cuda", "metal"]
-Op = Literal["gemv", "gemv_int8", "gemv_int8_norm", "gemv_packed", "dequant", "round_x"]
+Op = Literal["gemv", "gemv_int8", "gemv_packed", "dequant", "round_x"]
 GatedAct = Literal["silu", "gelu_tanh"]
 # gemv_int8's ACT template argument per activation of its gated mode (0: the plain product)
 GATED_ACTS: dict[str, int] = {"silu": 1, "gelu_tanh": 2}
@@ -84,15 +82,12 @@ _HEADERS = {
 }
 _BODIES = {
     "cuda": {"gemv": "cuda/gemv.cu", "gemv_int8": "cuda/gemv_int8.cu",
-             "gemv_int8_norm": "cuda/gemv_int8_norm.cu",
              "gemv_packed": "cuda/gemv_packed.cu", "dequant": "cuda/dequant.cu",
              "round_x": "cuda/round_x.cu"},
     "metal": {"gemv": "metal/gemv.metal", "dequant": "metal/dequant.metal"},
 }
-_INPUTS = {"gemv": ["w", "x"], "gemv_int8": ["w", "x"],
-           "gemv_int8_norm": ["w", "x", "delta", "nw", "eps"], "gemv_packed": ["w", "xr"],
+_INPUTS = {"gemv": ["w", "x"], "gemv_int8": ["w", "x"], "gemv_packed": ["w", "xr"],
            "dequant": ["w"], "round_x": ["x"]}
-_OUTPUTS = {"gemv_int8_norm": ["y", "residual"]}  # every other operation: ["y"]
 
 
 @dataclass(frozen=True)
@@ -230,13 +225,6 @@ INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
 }
 
 
-# gemv_normed's: every CTA reads x, delta and the norm's weight before its first product (24 KB
-# at 4,096 columns, three times a plain product's x), so fewer, wider CTAs. With the formats'
-# INT8_TILINGS (924 CTAs at 4,096 columns) a qkv product took 19.7 us against 8.2 plain and the
-# gate/up product 34.4 against 20.2 (session 18, CUPTI timeline of one request).
-NORMED_TILING = Int8Tiling(warps=8, stages=2, per_lane=4, ctas=264)
-
-
 def default_int8_tiling(ggml_type: GGMLQuantizationType, cols: int) -> Int8Tiling:
     """The format's `INT8_TILINGS` entry for rows of *cols* (at most INT8_MAX_COLS)."""
     return next(t for longest, t in INT8_TILINGS[ggml_type] if cols <= longest)
@@ -299,11 +287,10 @@ class KernelLibrary:
         if (op, shared) not in self._kernels:
             header, body = kernel_source(self.backend, op)
             name, inputs = f"vx_{op}", _INPUTS[op]
-            outputs = _OUTPUTS.get(op, ["y"])
             self._kernels[op, shared] = (
-                mx.fast.cuda_kernel(name, inputs, outputs, body, header, shared_memory=shared)
+                mx.fast.cuda_kernel(name, inputs, ["y"], body, header, shared_memory=shared)
                 if self.backend == "cuda"
-                else mx.fast.metal_kernel(name, inputs, outputs, body, header))
+                else mx.fast.metal_kernel(name, inputs, ["y"], body, header))
         return self._kernels[op, shared]
 
     def gemv(
@@ -342,34 +329,6 @@ class KernelLibrary:
         op, launch = _gemv_plan(self.backend, ggml_type, raw.shape, raw.dtype, x.shape,
                                 x.dtype, tile, tiling, act, x_rounded, dtype, packed)
         return self._launch(op, [raw, x], launch, init_value)
-
-    def gemv_normed(
-        self,
-        x: mx.array,
-        delta: mx.array,
-        norm_weight: mx.array,
-        eps: float,
-        raw: mx.array,
-        ggml_type: GGMLQuantizationType,
-        *,
-        tiling: Int8Tiling | None = None,
-        init_value: float | None = None,
-        act: GatedAct | None = None,
-        packed: bool = False,
-    ) -> tuple[mx.array, mx.array]:
-        """``(h, norm(h) @ W.T)`` for the residual stream's one row ``h = x + delta`` (x and
-        delta ``[1, K]`` of one dtype, rounded to it as MLX's addition rounds) and its RMS norm
-        ``T(w * T(h * rsqrt(mean(h^2) + eps)))`` with *norm_weight* ``[K]`` (cast to x's
-        dtype), in one ``gemv_int8`` launch (cuda/gemv_int8.cuh, XPRE 3): each CTA makes the
-        norm as it rounds x, and the first writes h. *act*: the gated mode, as `gemv`'s;
-        *packed*: as `gemv`'s. Both outputs are in x's dtype."""
-        launch = _normed_launch(self.backend, ggml_type, raw.shape, raw.dtype, x.shape,
-                                x.dtype, delta.shape, delta.dtype, norm_weight.shape, tiling,
-                                act, packed)
-        y, h = self._launch_all("gemv_int8_norm",
-                                [raw, x, delta, norm_weight.astype(x.dtype), scalar_input(eps)],
-                                launch, init_value)
-        return h, y
 
     def gemv_packed(
         self,
@@ -413,17 +372,13 @@ class KernelLibrary:
 
     def _launch(self, op: Op, inputs: list[mx.array], launch: _Launch,
                 init_value: float | None) -> mx.array:
-        return self._launch_all(op, inputs, launch, init_value)[0]
-
-    def _launch_all(self, op: Op, inputs: list[mx.array], launch: _Launch,
-                    init_value: float | None) -> list[mx.array]:
         extra = {} if init_value is None else {"init_value": init_value}
-        return self._kernel(op, launch.shared)(
+        out = self._kernel(op, launch.shared)(
             inputs=inputs, template=launch.template, grid=launch.grid,
-            threadgroup=launch.threadgroup,
-            output_shapes=[launch.shape, *(shape for shape, _ in launch.more_outputs)],
-            output_dtypes=[launch.dtype, *(dtype for _, dtype in launch.more_outputs)], **extra,
+            threadgroup=launch.threadgroup, output_shapes=[launch.shape],
+            output_dtypes=[launch.dtype], **extra,
         )
+        return out[0]
 
 
 @dataclass(frozen=True)
@@ -437,8 +392,6 @@ class _Launch:
     shape: tuple[int, int]
     dtype: mx.Dtype
     shared: int = 0  # bytes of dynamic shared memory
-    # (shape, dtype) of each output after the first (gemv_int8_norm's residual)
-    more_outputs: tuple[tuple[tuple[int, ...], mx.Dtype], ...] = ()
 
 
 @cache
@@ -547,29 +500,6 @@ def _int8_launch(
     # the gated mode keeps its gate sums in registers: the same shared memory as the product
     return _Launch(template, (tiling.grid(outs) * threads, 1, 1), (threads, 1, 1), (1, outs),
                    out_dtype, tiling.shared_bytes(ggml_type, cols, x_rounded))
-
-
-@cache
-def _normed_launch(
-    backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
-    raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype,
-    delta_shape: tuple[int, ...], delta_dtype: mx.Dtype, weight_shape: tuple[int, ...],
-    tiling: Int8Tiling | None, act: GatedAct | None, packed: bool,
-) -> _Launch:
-    """gemv_int8's launch (it checks the weight, x and the tiling; default `NORMED_TILING`)
-    with XPRE 3 and the residual as a second output."""
-    plain = _int8_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape, x_dtype,
-                         tiling or NORMED_TILING, act, packed=packed)
-    cols = x_shape[1]
-    if delta_shape != x_shape or delta_dtype != x_dtype:
-        raise ValueError(f"gemv_normed: delta must be x's shape and dtype, {list(x_shape)} "
-                         f"{x_dtype}; got {list(delta_shape)} {delta_dtype}")
-    if weight_shape != (cols,):
-        raise ValueError(f"gemv_normed: the norm's weight must be [{cols}]; got "
-                         f"{list(weight_shape)}")
-    template = [(k, 3 if k == "XPRE" else v) for k, v in plain.template]
-    return _Launch(template, plain.grid, plain.threadgroup, plain.shape, plain.dtype,
-                   plain.shared, more_outputs=((x_shape, x_dtype),))
 
 
 @cache

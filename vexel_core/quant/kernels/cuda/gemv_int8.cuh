@@ -277,8 +277,15 @@ __device__ __forceinline__ void dots(const int (&q)[8], uint4 xa, uint4 xb, int&
   hi = dp(q[7], int(xb.w), hi);
 }
 
-// Rounds the 32 values v into q (32 bytes, 16-byte aligned); returns d, and the sum of q in *sum.
-__device__ __forceinline__ float round_values(const float (&v)[32], int8_t* q, int* sum) {
+// Rounds the 32 values at x into q (32 bytes, 16-byte aligned); returns d, and the sum of q in *sum.
+template <class T>
+__device__ __forceinline__ float round_block(const T* x, int8_t* q, int* sum) {
+  float v[32];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    const float4 f = load4(x + 4 * k);
+    v[4 * k] = f.x; v[4 * k + 1] = f.y; v[4 * k + 2] = f.z; v[4 * k + 3] = f.w;
+  }
   float amax = 0.0f;
 #pragma unroll
   for (int k = 0; k < 32; ++k) amax = fmaxf(amax, fabsf(v[k]));
@@ -300,18 +307,6 @@ __device__ __forceinline__ float round_values(const float (&v)[32], int8_t* q, i
   out[1] = make_uint4(words[4], words[5], words[6], words[7]);
   *sum = s;
   return __fdiv_rn(amax, 127.0f);
-}
-
-// Rounds the 32 values at x into q, as round_values.
-template <class T>
-__device__ __forceinline__ float round_block(const T* x, int8_t* q, int* sum) {
-  float v[32];
-#pragma unroll
-  for (int k = 0; k < 8; ++k) {
-    const float4 f = load4(x + 4 * k);
-    v[4 * k] = f.x; v[4 * k + 1] = f.y; v[4 * k + 2] = f.z; v[4 * k + 3] = f.w;
-  }
-  return round_values(v, q, sum);
 }
 
 // x [k] rounded once for every product that reads it (gemv_int8 with XPRE 1 or 2), where each
@@ -349,105 +344,6 @@ __device__ __forceinline__ T rounded(float v) {
   return t;
 }
 
-__device__ __forceinline__ float to_float(float v) { return v; }
-__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-
-// XPRE 3: x is the residual stream's base, and the product's input is the RMS norm of the
-// stream's next value, made in each CTA as it rounds x: the block's residual add and the norm
-// before its first product (model/layers.py, RMSNorm.add_and_project), where add_rms_norm was
-// a launch of its own. One request's decoding is host-bound and MLX spends ~4.5 us of host
-// time on every custom kernel (notes/engine-gpu.md, "Host time per node"): two launches a layer
-// fewer. The formula is add_rms_norm's (model/kernels/cuda/add_rms_norm.cuh): residual =
-// T(x + delta), normed = T(w * T(r * rsqrt(mean(r^2) + eps))). Every float operation of it is
-// an IEEE-rounded intrinsic (no contraction into fma, rsqrt correctly rounded) in a fixed order
-// (each thread's blocks in turn, the warp's xor tree, the warps in turn), so that a test can
-// repeat the normed values bit for bit (tests/test_gemv_normed.py); add_rms_norm sums in another
-// order with rsqrtf, so the two may differ in a value's last place.
-template <class T>
-struct NormIn {
-  const T* delta;  // the stream's pending delta [K]
-  const T* weight;  // the norm's weight [K], in T
-  const float* eps;  // [1]
-  T* residual;  // out: T(x + delta) [K], the stream's next base, written by CTA 0
-};
-
-// The residual stream's values e .. e + 31, T(x + delta), as floats; stored too if `store`.
-template <class T>
-__device__ __forceinline__ void residual_block(const T* x, const NormIn<T>& n, int e, bool store,
-                                               float (&r)[32]) {
-#pragma unroll
-  for (int k = 0; k < 8; ++k) {
-    const float4 a = load4(x + e + 4 * k), b = load4(n.delta + e + 4 * k);
-    const float s[4] = {__fadd_rn(a.x, b.x), __fadd_rn(a.y, b.y), __fadd_rn(a.z, b.z),
-                        __fadd_rn(a.w, b.w)};
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const T t = rounded<T>(s[j]);
-      r[4 * k + j] = to_float(t);
-      if (store) n.residual[e + 4 * k + j] = t;
-    }
-  }
-}
-
-// The norm of the stream (x + delta) rounded into the CTA's copy (sq, sd, ssum) of nx 32-value
-// blocks by its THREADS threads: a pass for the sum of squares, then one that normalises and
-// rounds. A thread keeps its first block in registers between the two (every block where
-// K <= 32 * THREADS: Llama's 4,096 with 128 threads or more), and reads any others again.
-// Every CTA reads x, delta and the norm's weight: 24 KB at 4,096 columns, against 8 KB for x
-// alone, so the mode has a tiling of fewer CTAs (library.NORMED_TILING): with 924 CTAs and
-// both passes reading from L2, the prologue took ~11 us of a qkv product (session 18).
-template <class T>
-__device__ __forceinline__ void normed_into(const T* weight, float inv, int b, float (&v)[32],
-                                            int8_t* sq, float* sd, int* ssum) {
-#pragma unroll
-  for (int k = 0; k < 8; ++k) {
-    const float4 w = load4(weight + 32 * b + 4 * k);
-    const float ws[4] = {w.x, w.y, w.z, w.w};
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const float scaled = to_float(rounded<T>(__fmul_rn(v[4 * k + j], inv)));
-      v[4 * k + j] = to_float(rounded<T>(__fmul_rn(ws[j], scaled)));
-    }
-  }
-  sd[b] = round_values(v, sq + 32 * b, ssum + b);
-}
-
-template <class T, int THREADS>
-__device__ __forceinline__ void round_normed(const T* x, const NormIn<T>& n, int nx, int8_t* sq,
-                                             float* sd, int* ssum) {
-  const bool store = blockIdx.x == 0;
-  const int first = threadIdx.x;
-  float held[32];  // the thread's first block
-  float ss = 0.0f;
-  if (first < nx) {
-    residual_block(x, n, 32 * first, store, held);
-#pragma unroll
-    for (int k = 0; k < 32; ++k) ss = __fadd_rn(ss, __fmul_rn(held[k], held[k]));
-  }
-  for (int b = first + THREADS; b < nx; b += THREADS) {
-    float r[32];
-    residual_block(x, n, 32 * b, store, r);
-#pragma unroll
-    for (int k = 0; k < 32; ++k) ss = __fadd_rn(ss, __fmul_rn(r[k], r[k]));
-  }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) ss = __fadd_rn(ss, __shfl_xor_sync(0xFFFFFFFFu, ss, o));
-  __shared__ float part[THREADS / 32];
-  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = ss;
-  __syncthreads();
-  float total = 0.0f;
-#pragma unroll
-  for (int w = 0; w < THREADS / 32; ++w) total = __fadd_rn(total, part[w]);
-  const float inv = __frsqrt_rn(__fadd_rn(__fdiv_rn(total, float(32 * nx)), n.eps[0]));
-  if (first < nx) normed_into(n.weight, inv, first, held, sq, sd, ssum);
-  for (int b = first + THREADS; b < nx; b += THREADS) {
-    float v[32];
-    residual_block(x, n, 32 * b, false, v);
-    normed_into(n.weight, inv, b, v, sq, sd, ssum);
-  }
-}
-
 // act(g) * u for g and u already rounded to T, operation for operation as MLX's compiled
 // `act(g) * u` computes it on T (layers.py's `gated`: mx.compile fuses the graph into one
 // kernel of MLX's functors, each intermediate a T): the same functors in the same order, and
@@ -476,12 +372,10 @@ __device__ __forceinline__ T glu(T g, T u) {
 // buffer for this K (X = uint8_t), the same values rounded once beforehand: 1 copies it into
 // the CTA's shared memory instead of rounding, 2 leaves it in global memory, where the products
 // read it through L1 (KCAP 0: no shared memory for it). The products are the same either way.
-// XPRE 3: x [K] of T is the residual stream's base, and the product is of the RMS norm of x +
-// delta (`norm`: NormIn above), which the CTA rounds as XPRE 0 rounds x.
 template <int GGML_TYPE, class T, int WARPS, int STAGES, int PER_LANE, int KCAP, bool XREG,
           int ACT, int XPRE = 0, class X = T>
 __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, T* y, int N,
-                                          int row_bytes, NormIn<T> norm = {}) {
+                                          int row_bytes) {
   constexpr bool GATED = ACT != 0;
   using F = typename FormatOf<GGML_TYPE>::type;
   using I = Int8Format<GGML_TYPE>;
@@ -500,7 +394,7 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, T* y, in
   // argument, so every size of shared memory is its own kernel.
   VX_DYNAMIC_SHARED(shared_words);
   auto stage = reinterpret_cast<uint32_t (*)[STAGES][SLOT / 4]>(shared_words);
-  static_assert(XPRE >= 0 && XPRE <= 3, "XPRE: 0 round here, 1 copy, 2 global, 3 norm here");
+  static_assert(XPRE == 0 || XPRE == 1 || XPRE == 2, "XPRE: 0 round here, 1 copy, 2 global");
   int8_t* sq = reinterpret_cast<int8_t*>(shared_words + WARPS * STAGES * SLOT / 4);
   float* sd = reinterpret_cast<float*>(sq + KCAP);
   int* ssum = reinterpret_cast<int*>(sd + KCAP / 32);
@@ -560,8 +454,6 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, T* y, in
     copy_words(reinterpret_cast<uint32_t*>(sq), src, 8 * nx, WARPS * 32);
     copy_words(reinterpret_cast<uint32_t*>(sd), src + 8 * nx, nx, WARPS * 32);
     copy_words(reinterpret_cast<uint32_t*>(ssum), src + 9 * nx, nx, WARPS * 32);
-  } else if constexpr (XPRE == 3) {
-    round_normed<T, WARPS * 32>(x, norm, nx, sq, sd, ssum);
   }
   if constexpr (XPRE != 2) __syncthreads();
 
