@@ -7,6 +7,7 @@ check that they compile and what they cost in registers."""
 from __future__ import annotations
 
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -61,22 +62,32 @@ def run_with_stderr(binary: Path, args: list[object], stdin: bytes) -> tuple[byt
     return done.stdout, done.stderr.decode()
 
 
-def nvcc_registers(source: str, out: Path, arch: str = "sm_90a",
+def nvcc_registers(preamble: str, kernels: Sequence[str], out: Path, arch: str = "sm_90a",
                    include_dirs: list[Path] | None = None) -> dict[int, int]:
-    """Compile *source*, whose kernels are named ``k0``, ``k1``, ..., with nvcc for *arch* in
-    *out* (headers also from *include_dirs*); skips the test where nvcc is missing. ptxas's
-    registers a thread, by kernel number."""
+    """Compile *kernels*, whose ``__global__`` functions are named ``k0``, ``k1``, ... in
+    order, each after *preamble*, with nvcc for *arch* in *out* (headers also from
+    *include_dirs*); skips the test where nvcc is missing. The kernels are split into one
+    translation unit per CPU, compiled side by side (one nvcc took ~150 s for the quantized
+    kernels on CI's two cores). ptxas's registers a thread, by kernel number."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         pytest.skip("needs nvcc")
-    (out / "k.cu").write_text(source)
-    done = subprocess.run([nvcc, f"-arch={arch}", "-c", "--resource-usage",
-                           *(f"-I{d}" for d in include_dirs or []), "-o", str(out / "k.o"),
-                           str(out / "k.cu")], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return {int(m[1]): int(m[2]) for m in re.finditer(
-        r"entry function '_Z\d+k(\d+)P.*?Used (\d+) registers", done.stdout + done.stderr,
-        re.S)}
+    parts = max(1, min(len(kernels), os.cpu_count() or 1))
+    runs = []
+    for part in range(parts):
+        unit = out / f"k{part}.cu"
+        unit.write_text("\n".join([preamble, *kernels[part::parts]]))
+        runs.append(subprocess.Popen(
+            [nvcc, f"-arch={arch}", "-c", "--resource-usage",
+             *(f"-I{d}" for d in include_dirs or []), "-o", str(unit.with_suffix(".o")),
+             str(unit)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+    used: dict[int, int] = {}
+    for run in runs:
+        output = run.communicate()[0]
+        assert run.returncode == 0, output[-3000:]
+        used.update({int(m[1]): int(m[2]) for m in re.finditer(
+            r"entry function '_Z\d+k(\d+)P.*?Used (\d+) registers", output, re.S)})
+    return used
 
 
 # ---- Metal: mx.fast.metal_kernel's wrapping, for the CPU (kernel_emulation/run_metal.cpp) ----

@@ -359,14 +359,16 @@ def test_sixteen_warp_variants_fit_the_register_file(tmp_path: Path) -> None:
     cuda = Path(kernels.__file__).parent / "cuda"
     variants = [(t, D, rep, write) for t in ("float", "__nv_bfloat16") for D, rep in HEAD_SHAPES
                 if kernels.supports(D, rep, mx.float32, 16) for write in ("false", "true")]
-    source = [f'#include "{cuda / "paged_decode.cuh"}"',
-              f'#include "{cuda / "paged_decode_kernel.cuh"}"',
-              "struct Shape { int v[8]; __device__ int operator[](int i) const { return v[i]; } };",
-              "struct Strides { long long v[8]; "
-              "__device__ long long operator[](int i) const { return v[i]; } };"]
+    preamble = [f'#include "{cuda / "paged_decode.cuh"}"',
+                f'#include "{cuda / "paged_decode_kernel.cuh"}"',
+                "struct Shape { int v[8]; __device__ int operator[](int i) const "
+                "{ return v[i]; } };",
+                "struct Strides { long long v[8]; "
+                "__device__ long long operator[](int i) const { return v[i]; } };"]
     strided = "const __grid_constant__ Strides"
+    source: list[str] = []  # one kernel each
     for i, (t, D, rep, write) in enumerate(variants):
-        source += [
+        source.append("\n".join([
             f"__global__ void k{i}(const {t}* q, {strided} q_strides, const {t}* k_pool, "
             f"const __grid_constant__ Shape k_pool_shape, const {t}* v_pool, const int* tables, "
             f"{strided} tables_strides, const int* ctx_lens, {strided} ctx_lens_strides, "
@@ -378,8 +380,8 @@ def test_sixteen_warp_variants_fit_the_register_file(tmp_path: Path) -> None:
             "  constexpr int BS = 16; constexpr int WARPS = 16; constexpr bool PREFETCH = true;",
             f"  constexpr bool WRITE = {write};",
             f'#include "{cuda / "paged_decode.cu"}"',
-            "}"]
-    used = emulation.nvcc_registers("\n".join(source), tmp_path, arch="sm_90")
+            "}"]))
+    used = emulation.nvcc_registers("\n".join(preamble), source, tmp_path, arch="sm_90")
     assert len(used) == len(variants)
     over = {variants[i]: n for i, n in used.items() if n > 128}
     assert not over, f"16-warp variants over 128 registers a thread: {over}"

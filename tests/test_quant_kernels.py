@@ -576,15 +576,17 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
     GPU call in session 11). Skipped without nvcc; ptxas's register counts are printed
     (pytest -s)."""
     header = kernel_source("cuda", "gemv")[0]
-    source = ["#include <cstdint>", header,
-              "struct Shape { int64_t v[2]; __device__ int64_t operator[](int i) const "
-              "{ return v[i]; } };"]
+    preamble = ["#include <cstdint>", header,
+                "struct Shape { int64_t v[2]; __device__ int64_t operator[](int i) const "
+                "{ return v[i]; } };"]
+    source: list[str] = []  # one kernel each
     names: list[str] = []
 
     def add(op: str, label: str, launch: _Launch, inputs: dict[str, str], out: str) -> None:
         names.append(f"{op} {label}")
-        source.extend(mlx_kernel_source(f"k{len(names) - 1}", inputs, out,
-                                        kernel_source("cuda", op)[1], launch.template))
+        source.append("\n".join(mlx_kernel_source(f"k{len(names) - 1}", inputs, out,
+                                                   kernel_source("cuda", op)[1],
+                                                   launch.template)))
 
     # (packed Q4_0 rows have the bytes of Q4_0's: 4,096 and every INT8_TILINGS length are
     # whole super-blocks)
@@ -639,7 +641,7 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
                 "__nv_bfloat16")
     # (MLX's JIT header with its elementwise functors, which the gated mode uses, is compiled
     # into libmlx: tests/nvcc_include holds a stand-in with the same names)
-    used = emulation.nvcc_registers("\n".join(source), tmp_path,
+    used = emulation.nvcc_registers("\n".join(preamble), source, tmp_path,
                                     include_dirs=[Path(__file__).parent / "nvcc_include"])
     assert sorted(used) == list(range(len(names)))
     for i, n in used.items():
