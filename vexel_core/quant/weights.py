@@ -8,10 +8,10 @@ layout exactly (Q4_0 ... Q5_K) have one term; Q2_K, Q3_K and Q6_K use a few (see
 On CUDA a Q4_0 weight whose rows are a multiple of 1,024 columns keeps its blocks repacked
 (`BlockWeight.packed`; the layout: `vexel_core.quant.kernels.packed`): each run of 32 blocks
 regrouped into 512 bytes of quants then 64 of scales, the same bytes, so that every block's
-quants are one aligned 16-byte word for the kernels. The repack runs once, on the host, as
-``raw`` is built, by MLX on the device as part of the copy into its memory (numpy on one core
-of the development machine took 42-45 ms for a 14336x4096 matrix, ~5 s of host time for an
-8B model's 3.7 GB: too long to pay at every load).
+quants are one aligned 16-byte word for the kernels. The repack runs once, as ``raw`` is
+built, by MLX on the device as part of the copy into its memory (numpy on one core of the
+development machine took 42-45 ms for a 14336x4096 matrix, ~5 s of host time for an 8B
+model's 3.7 GB: too long to pay at every load).
 """
 
 from __future__ import annotations
