@@ -1,7 +1,7 @@
 """Paged decode attention: GPU kernel time per layer by launch shape, to check `launch_shape`.
 
     python benchmarks/decode_attention.py [--json out.json] [--batches 1 4 16]
-                                          [--contexts 128 256 512 1024 4096]
+                                          [--contexts 128 256 512 1024 4096] [--write]
 
 Llama-3-8B heads (32 query, 8 KV, D = 128), bfloat16, blocks of 16 tokens. As in a decode
 step: every layer has its own pools, the blocks of a sequence are scattered over them, and the
@@ -10,6 +10,8 @@ layer's output, so MLX's graph cannot run them side by side); the L2 cache is fl
 each pass. Kernel durations come from CUPTI through PyTorch's profiler (the GPU machine has
 PyTorch but no Nsight Systems): GPU time only. A split (S > 1) adds the merge kernel, whose GPU
 time is counted; its launch also costs ~6 us of host time per layer, which is not.
+``--write`` launches the kernel as a decode step does: storing each sequence's newest key and
+value rows first (`paged_decode_writing`; no run without the prefetch then).
 
 For each (batch, context) it prints, in microseconds per layer (median of 3 passes x 32
 layers): the old choice (4 warps, session 5's split count), the new one (`launch_shape`),
@@ -83,8 +85,9 @@ def trace(run: Callable[[], None]) -> list[dict]:
 
 
 class Bench:
-    def __init__(self, max_tokens: int, rng: np.random.Generator) -> None:
+    def __init__(self, max_tokens: int, rng: np.random.Generator, write: bool = False) -> None:
         self.rng = rng
+        self.write = write
         self.n_blocks = -(-max_tokens // BS)
         shape = (self.n_blocks * BS, HKV, D)
         self.k = [mx.random.normal(shape, dtype=mx.bfloat16) for _ in range(LAYERS)]
@@ -98,19 +101,31 @@ class Bench:
         self.tables = device_resident(mx.array(tables.astype(np.int32)))
         self.lens = device_resident(mx.array(np.full(batch, ctx, np.int32)))
         self.q = mx.random.normal((LAYERS, batch, HQ, D), dtype=mx.bfloat16)
+        # the step's new rows, and the slot of each sequence's newest token
+        self.k_new, self.v_new = (mx.random.normal((LAYERS, batch, HKV, D), dtype=mx.bfloat16)
+                                  for _ in "kv")
+        last = (ctx - 1) // BS
+        self.slots = device_resident(mx.array((tables[:, last] * BS + (ctx - 1) % BS)
+                                              .astype(np.int32)))
         self.ctx = ctx
-        mx.eval(self.q)
+        mx.eval(self.q, self.k_new, self.v_new)
 
     def one_pass(self, shape: Shape, prefetch: bool = True) -> None:
         mx.eval(self.scratch.sum())  # evicts the previous pass's rows from L2
         out = mx.zeros((2,), dtype=mx.bfloat16)
+        after = mx.zeros((1,), dtype=mx.int32)
         for i in range(LAYERS):
-            # the kernel's `after` is an int32 token: the previous output's first four bytes
-            out = kernels.paged_decode(
-                self.q[i], self.k[i], self.v[i], self.tables, self.lens, block_size=BS,
-                scale=D**-0.5, max_context=self.ctx, warps=shape[0], splits=shape[1],
-                prefetch=prefetch, after=out.reshape(-1)[:2].view(mx.int32))
-        mx.eval(out)
+            options = {"block_size": BS, "scale": D**-0.5, "max_context": self.ctx,
+                       "warps": shape[0], "splits": shape[1]}
+            if self.write:  # `after`: the previous layer's write token
+                out, after = kernels.paged_decode_writing(
+                    self.q[i], self.k_new[i], self.v_new[i], self.slots, self.k[i], self.v[i],
+                    self.tables, self.lens, after=after, **options)
+            else:  # `after`: an int32 token from the previous output's first four bytes
+                out = kernels.paged_decode(
+                    self.q[i], self.k[i], self.v[i], self.tables, self.lens, prefetch=prefetch,
+                    after=out.reshape(-1)[:2].view(mx.int32), **options)
+        mx.eval(out, after)
 
     def measure(self, batch: int, shapes: list[Shape], prefetch: bool = True) -> dict[Shape, float]:
         for shape in shapes:  # compile (NVRTC, once per template) and warm up
@@ -130,13 +145,15 @@ def main() -> None:
     parser.add_argument("--json", help="write the table here too")
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--contexts", type=int, nargs="+", default=[128, 256, 512, 1024, 4096])
+    parser.add_argument("--write", action="store_true",
+                        help="store each sequence's newest rows first, as a decode step does")
     args = parser.parse_args()
     import torch  # before MLX launches anything, as benchmarks/gpu_timeline.py does
 
     del torch
     if limit := os.environ.get("VEXEL_DEVICE_MEMORY_LIMIT_GB"):
         mx.set_memory_limit(int(float(limit) * 2**30))
-    bench = Bench(max(args.batches) * max(args.contexts), np.random.default_rng(0))
+    bench = Bench(max(args.batches) * max(args.contexts), np.random.default_rng(0), args.write)
     grid = [(w, s) for w in WARPS for s in SPLITS]
     label = "{}x{}".format
     print("us of GPU time per layer; shapes are warps x splits (S > 1 adds the merge kernel)")
@@ -149,7 +166,8 @@ def main() -> None:
             old, new = old_choice(B, ctx), new_choice(B, ctx)
             shapes = list(dict.fromkeys([old, new, *grid]))
             us = bench.measure(B, shapes)
-            no_prefetch = bench.measure(B, [new], prefetch=False)[new]
+            no_prefetch = (float("nan") if args.write
+                           else bench.measure(B, [new], prefetch=False)[new])
             best = min(shapes, key=lambda s: us[s])
             rows.append({"batch": B, "context": ctx, "old": old, "new": new, "best": best,
                          "new_without_prefetch_us": no_prefetch,
