@@ -2,6 +2,7 @@
 
     python benchmarks/decode_attention.py [--json out.json] [--batches 1 4 16]
                                           [--contexts 128 256 512 1024 4096] [--write]
+                                          [--pool-mb MB]
 
 Llama-3-8B heads (32 query, 8 KV, D = 128), bfloat16, blocks of 16 tokens. As in a decode
 step: every layer has its own pools, the blocks of a sequence are scattered over them, and the
@@ -11,7 +12,9 @@ each pass. Kernel durations come from CUPTI through PyTorch's profiler (the GPU 
 PyTorch but no Nsight Systems): GPU time only. A split (S > 1) adds the merge kernel, whose GPU
 time is counted; its launch also costs ~6 us of host time per layer, which is not.
 ``--write`` launches the kernel as a decode step does: storing each sequence's newest key and
-value rows first (`paged_decode_writing`; no run without the prefetch then).
+value rows first (`paged_decode_writing`; no run without the prefetch then). ``--pool-mb``
+makes each layer's key and value pools that large (a served model's are: 256 MB each for
+Llama-3-8B with 16 GiB of KV cache), a sequence's blocks scattered over all of it.
 
 For each (batch, context) it prints, in microseconds per layer (median of 3 passes x 32
 layers): the old choice (4 warps, session 5's split count), the new one (`launch_shape`),
@@ -85,10 +88,11 @@ def trace(run: Callable[[], None]) -> list[dict]:
 
 
 class Bench:
-    def __init__(self, max_tokens: int, rng: np.random.Generator, write: bool = False) -> None:
+    def __init__(self, max_tokens: int, rng: np.random.Generator, write: bool = False,
+                 pool_mb: int = 0) -> None:
         self.rng = rng
         self.write = write
-        self.n_blocks = -(-max_tokens // BS)
+        self.n_blocks = max(-(-max_tokens // BS), pool_mb * 2**20 // (BS * HKV * D * 2))
         shape = (self.n_blocks * BS, HKV, D)
         self.k = [mx.random.normal(shape, dtype=mx.bfloat16) for _ in range(LAYERS)]
         self.v = [mx.random.normal(shape, dtype=mx.bfloat16) for _ in range(LAYERS)]
@@ -147,13 +151,16 @@ def main() -> None:
     parser.add_argument("--contexts", type=int, nargs="+", default=[128, 256, 512, 1024, 4096])
     parser.add_argument("--write", action="store_true",
                         help="store each sequence's newest rows first, as a decode step does")
+    parser.add_argument("--pool-mb", type=int, default=0,
+                        help="each layer's key (and value) pool at least this large")
     args = parser.parse_args()
     import torch  # before MLX launches anything, as benchmarks/gpu_timeline.py does
 
     del torch
     if limit := os.environ.get("VEXEL_DEVICE_MEMORY_LIMIT_GB"):
         mx.set_memory_limit(int(float(limit) * 2**30))
-    bench = Bench(max(args.batches) * max(args.contexts), np.random.default_rng(0), args.write)
+    bench = Bench(max(args.batches) * max(args.contexts), np.random.default_rng(0), args.write,
+                  args.pool_mb)
     grid = [(w, s) for w in WARPS for s in SPLITS]
     label = "{}x{}".format
     print("us of GPU time per layer; shapes are warps x splits (S > 1 adds the merge kernel)")

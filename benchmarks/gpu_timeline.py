@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
 from collections import defaultdict
@@ -77,8 +78,11 @@ def summarize(spans: list[Span], bin_us: float, top: int) -> None:
               f"{name[:110]}")
 
 
-def where(spans: list[Span], pattern: str, bin_us: float) -> None:
-    """Kernels whose name contains *pattern*: launches per time bin, and by grid size."""
+def where(spans: list[Span], pattern: str, bin_us: float, last: int = 0) -> None:
+    """Kernels whose name contains *pattern*: launches per time bin, and by grid size with the
+    spread of their durations (a mean above the median: a few slow launches, such as the first
+    reader of a page the host wrote); with *last*, the durations of the last launches in
+    order."""
     t0 = spans[0][0]
     hits = [span for span in spans if pattern in span[2]]
     per_bin: dict[int, int] = defaultdict(int)
@@ -89,7 +93,12 @@ def where(spans: list[Span], pattern: str, bin_us: float) -> None:
     print(f"\n'{pattern}': {len(hits)} launches; per {bin_us / 1e3:g} ms bin (bin:count):")
     print(" ".join(f"{k}:{v}" for k, v in sorted(per_bin.items())))
     for grid, durs in sorted(by_grid.items(), key=lambda kv: -sum(kv[1]))[:8]:
-        print(f"  grid {grid}: {len(durs)} x {sum(durs) / len(durs):.1f} us")
+        q = statistics.quantiles(durs, n=10, method="inclusive") if len(durs) > 1 else durs * 9
+        print(f"  grid {grid}: {len(durs)} x {sum(durs) / len(durs):.1f} us (p10 {q[0]:.1f}, "
+              f"median {statistics.median(durs):.1f}, p90 {q[-1]:.1f}, max {max(durs):.1f})")
+    if last:  # which launches are the slow ones: the last *last* in order, whole microseconds
+        durations = " ".join(f"{b - a:.0f}" for a, b, _, _ in hits[-last:])
+        print(f"  last {last} launches, us: {durations}")
 
 
 def main() -> None:
@@ -98,6 +107,8 @@ def main() -> None:
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--where", action="append", default=[],
                     help="also show when kernels whose name contains this ran, and their grids")
+    ap.add_argument("--last", type=int, default=0,
+                    help="with --where: the durations of the last this many launches, in order")
     ap.add_argument("argv", nargs=argparse.REMAINDER, help="-- then the vexel command")
     args = ap.parse_args()
     argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
@@ -106,7 +117,7 @@ def main() -> None:
         raise SystemExit("no GPU activity was traced")
     summarize(spans, args.bin_ms * 1e3, args.top)
     for pattern in args.where:
-        where(spans, pattern, args.bin_ms * 1e3)
+        where(spans, pattern, args.bin_ms * 1e3, args.last)
     sys.stdout.flush()
     os._exit(0)  # as the console script: the engine's MLX thread must not race shutdown
 
