@@ -3,31 +3,37 @@
 # files come back from $OUT; give an ncu run twice its expected time and have its workload
 # write its map as it goes (benchmarks/packed_ncu.py does). Carry [".devkit/wheels",
 # ".devkit/setup.sh"] (add ".devkit/peers" for llama.cpp, with notes/bench moved out of the
-# tree: the carry is limited to 64 MiB). Session 17's checkout held main only: earlier
-# sessions' branches are gone, their records are in notes/.
+# tree: the carry is limited to 64 MiB). A machine left idle for 30 s is given back: a call
+# that needs the last one's state (llama.cpp's build in /tmp/lc) must follow at once.
 #
-# Written at the end of session 18. MLX's whole-step CUDA graphs are Vexel's default on CUDA
-# now; the norm inside the products is on branch next/normed-mode (measured slower). Host and
-# GPU are even at ~2.5-2.6 ms a token: a gain on one side shows only up to the other.
+# Written at the end of session 19. Host and GPU are even at ~2.5 ms a token (build ~1.1 +
+# submit ~1.3; kernels ~2.5). Session 19 found that the paged decode's launches have a median
+# of 14.1 us and a mean of 18.1 (max 383): ~128 us a step of slow launches, most likely page
+# faults on the step's tiny host-made arrays (notes/gpu-kernels.md, "Session 19").
 #
-# 0: (~600 s, two calls) the three engines on main, since whole-step graphs changed the host's
-#    share: s14_a.sh 1 builds llama.cpp beside GPU tests; s14_a.sh 2 runs one Q4_0 request in
-#    Vexel, mlx-lm and llama.cpp (carry .devkit/peers, notes/bench moved out of the tree).
-# 1: (~200 s) the paged decode at one sequence and short contexts (17.7-18.3 us a layer in
-#    session 18's timelines, 0.57 ms a token, against ~15.7 us in session 9's benchmark):
-#    its grid of (warps, splits) at one sequence, then whether a wider split than {1,2,4,8}
-#    (more CTAs, the same merge) pays; a split's merge launch costs ~6 us of host time a layer,
-#    which host and GPU being even now makes visible:
-#      source .devkit/setup.sh && timeout 180 python3 benchmarks/decode_attention.py \
-#        --batches 1 --contexts 128 256 512 1024 --json $OUT/decode.json
-# 2: (~550 s alone) the engine's Hypothesis searches on CUDA, never finished on a GPU (cut at
-#    200-240 s in session 17):
+# 0: (~250 s) the one-step array: `git apply notes/patches/one-step-array.patch` (or check
+#    out next/one-step-array), then in one call:
+#      a. the slow launches in order, main's path and the patch's:
+#         python3 benchmarks/gpu_timeline.py --top 3 --last 96 --where paged_decode \
+#           --where rope_single -- $W      (W: bench ... -n 1 --prompt-len 128 --output-len 128)
+#         and the same under `python3 benchmarks/ab.py --separate-step-arrays` (runpy, as
+#         notes/device-jobs/s19_b.sh does for its second timeline)
+#      b. bash notes/device-jobs/arms_rounds.sh 3 "vexel" \
+#           "python3 benchmarks/ab.py --separate-step-arrays"
+#    If the slow launches remain with the one array: the kernels' own tiny outputs (the paged
+#    decode's `done` token and unused (1,) outputs, cache_write's token) share MLX's small
+#    pool with the sampled token that the host reads every step; outputs of 16 bytes would
+#    leave the pool (KVPool._after_writes would add the token's [:1] then).
+# 1: (~500 s, two calls back to back) the three engines on main: s14_a.sh 1 builds llama.cpp
+#    beside GPU tests; s14_a.sh 2 runs one Q4_0 request in Vexel, mlx-lm and llama.cpp.
+# 2: the paged decode's split with the merge inside the kernel (the last CTA of a KV head to
+#    finish merges, by an atomic counter that it resets): call C/D's benchmark with the write
+#    had two spans at 12.2-13.9 us against one at 15.4-16.4 (256 tokens) and four spans at
+#    13.4-15.5 against 21.2-21.9 (512), but the merge kernel costs a launch (~4.5 us of host
+#    time a layer), which a host-bound step cannot pay.
+# 3: (~550 s alone) the engine's Hypothesis searches on CUDA, never finished on a GPU:
 #      source .devkit/setup.sh && timeout 550 python3 -m pytest -q -p no:cacheprovider \
 #        tests/test_engine_interleavings.py tests/test_async_engine_leaving.py --durations=5
-# 3: (~150 s) gemv_packed's gated mode at 2x14336x4096 in both orders (session 17's call C
-#    was cut):
-#      timeout 200 ncu --clock-control none --kernel-name regex:vx_ --csv --metrics $M \
-#        python3 benchmarks/packed_ncu.py --shapes Q4_0/gated --map $OUT/map.tsv > $OUT/ncu.csv
 # Alternated A/Bs: notes/device-jobs/arms_rounds.sh ROUNDS "arm command" ... (median of the
 # runs' median steps; one slow host episode must not decide a round).
 export VEXEL_CACHE=/tmp/vx
