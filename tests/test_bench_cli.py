@@ -82,3 +82,24 @@ def test_bench_keeps_vexels_figures_when_the_peer_fails(tmp_path: Path) -> None:
     assert "vexel:" in proc.stderr and "generated tok/s; now mlx-lm" in proc.stderr
     (vexel,) = json.loads(out.read_text())["results"]
     assert vexel["engine"] == "vexel" and vexel["generated_tokens"] == 2 * 3
+
+
+def test_gpu_timeline_where_gives_each_grids_spread_and_the_last_launches(capsys) -> None:  # type: ignore[no-untyped-def]
+    """benchmarks/gpu_timeline.py --where: a grid's mean beside its median shows a few slow
+    launches (session 19 found the paged decode's that way); --last lists the last launches'
+    durations in order. Spans are (start us, end us, name, grid)."""
+    import importlib.util
+
+    path = Path(__file__).parent.parent / "benchmarks" / "gpu_timeline.py"
+    spec = importlib.util.spec_from_file_location("gpu_timeline", path)
+    assert spec is not None and spec.loader is not None
+    timeline = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timeline)
+    durations = [10.0] * 9 + [110.0]  # one slow launch in ten
+    spans = [(100.0 * i, 100.0 * i + d, "vx_paged_decode_t", "[8, 1, 1]")
+             for i, d in enumerate(durations)] + [(5.0, 6.0, "rope_single", "[2, 2, 1]")]
+    timeline.where(spans, "paged_decode", 1e6, last=3)
+    out = capsys.readouterr().out
+    assert "'paged_decode': 10 launches" in out
+    assert "grid [8, 1, 1]: 10 x 20.0 us (p10 10.0, median 10.0, p90 20.0, max 110.0)" in out
+    assert "last 3 launches, us: 10 10 110" in out
