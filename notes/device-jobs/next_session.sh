@@ -11,19 +11,20 @@
 # of 14.1 us and a mean of 18.1 (max 383): ~128 us a step of slow launches, most likely page
 # faults on the step's tiny host-made arrays (notes/gpu-kernels.md, "Session 19").
 #
-# 0: (~250 s) the one-step array: `git apply notes/patches/one-step-array.patch` (or check
-#    out next/one-step-array), then in one call:
+# 0: (~400 s) the one-step array and 16-byte tokens: `git apply
+#    notes/patches/one-step-array.patch` (or check out next/one-step-array), then in one call:
 #      a. the slow launches in order, main's path and the patch's:
 #         python3 benchmarks/gpu_timeline.py --top 3 --last 96 --where paged_decode \
 #           --where rope_single -- $W      (W: bench ... -n 1 --prompt-len 128 --output-len 128)
 #         and the same under `python3 benchmarks/ab.py --separate-step-arrays` (runpy, as
 #         notes/device-jobs/s19_b.sh does for its second timeline)
-#      b. bash notes/device-jobs/arms_rounds.sh 3 "vexel" \
-#           "python3 benchmarks/ab.py --separate-step-arrays"
-#    If the slow launches remain with the one array: the kernels' own tiny outputs (the paged
-#    decode's `done` token and unused (1,) outputs, cache_write's token) share MLX's small
-#    pool with the sampled token that the host reads every step; outputs of 16 bytes would
-#    leave the pool (KVPool._after_writes would add the token's [:1] then).
+#      b. bash notes/device-jobs/arms_rounds.sh 2 "vexel" \
+#           "python3 benchmarks/ab.py --tiny-tokens" \
+#           "python3 benchmarks/ab.py --separate-step-arrays" \
+#           "python3 benchmarks/ab.py --separate-step-arrays --tiny-tokens"   (main's path)
+#    If slow launches remain with both: the sampled token (MLX's argmax output, 4 bytes, read
+#    by the host every step) still shares the small pool with whatever tiny array the GPU
+#    writes first in a step.
 # 1: (~500 s, two calls back to back) the three engines on main: s14_a.sh 1 builds llama.cpp
 #    beside GPU tests; s14_a.sh 2 runs one Q4_0 request in Vexel, mlx-lm and llama.cpp.
 # 2: the paged decode's split with the merge inside the kernel (the last CTA of a KV head to
