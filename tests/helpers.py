@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
+from types import ModuleType
 
 import mlx.core as mx
 import numpy as np
@@ -17,6 +19,17 @@ from vexel_core.kvcache.blocks import BlockManager
 from vexel_core.kvcache.pool import KVPool
 from vexel_core.model.architecture import CausalLM
 from vexel_core.plugins import PluginHost
+
+
+def benchmark_module(name: str) -> ModuleType:
+    """benchmarks/<name>.py imported as a module (the folder is not a package), for tests of
+    the helpers the GPU machine's scripts rely on."""
+    path = Path(__file__).parent.parent / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def examples(n: int) -> int:

@@ -11,7 +11,6 @@ Metal, Apple GPUs' 32 KiB), with one and three spans."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import mlx.core as mx
@@ -19,6 +18,7 @@ import numpy as np
 import pytest
 
 from tests import emulation
+from tests.helpers import benchmark_module
 from vexel_core.attention import kernels
 from vexel_core.attention.backends import attend_by_hand
 from vexel_core.gpu import kernel_backend
@@ -391,11 +391,7 @@ def test_decode_attention_benchmark_attributes_kernels_to_launch_shapes() -> Non
     """benchmarks/decode_attention.py reads one CUPTI trace per batch and context: decode
     kernels by grid and block, each merge added to the decode before it, other kernels
     ignored."""
-    path = Path(__file__).parent.parent / "benchmarks" / "decode_attention.py"
-    spec = importlib.util.spec_from_file_location("decode_attention", path)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = benchmark_module("decode_attention")
 
     def kernel(ts: float, dur: float, name: str, ctas: int = 0, warps: int = 0) -> dict:
         return {"ts": ts, "dur": dur, "name": f"mlx::core::cu::custom_kernel_{name}",

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.helpers import benchmark_module
+
 
 def test_bench_prints_table_and_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
@@ -88,13 +90,7 @@ def test_gpu_timeline_where_gives_each_grids_spread_and_the_last_launches(capsys
     """benchmarks/gpu_timeline.py --where: a grid's mean beside its median shows a few slow
     launches (session 19 found the paged decode's that way); --last lists the last launches'
     durations in order. Spans are (start us, end us, name, grid)."""
-    import importlib.util
-
-    path = Path(__file__).parent.parent / "benchmarks" / "gpu_timeline.py"
-    spec = importlib.util.spec_from_file_location("gpu_timeline", path)
-    assert spec is not None and spec.loader is not None
-    timeline = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(timeline)
+    timeline = benchmark_module("gpu_timeline")
     durations = [10.0] * 9 + [110.0]  # one slow launch in ten
     spans = [(100.0 * i, 100.0 * i + d, "vx_paged_decode_t", "[8, 1, 1]")
              for i, d in enumerate(durations)] + [(5.0, 6.0, "rope_single", "[2, 2, 1]")]

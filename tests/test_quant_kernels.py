@@ -25,7 +25,6 @@ into its buffer (not 16-byte aligned).
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +38,7 @@ from gguf import GGMLQuantizationType as T
 from gguf.quants import dequantize as gguf_dequantize
 
 from tests import emulation
+from tests.helpers import benchmark_module
 from vexel_core.gpu import cuda_header
 from vexel_core.quant.base import gated
 from vexel_core.quant.formats import ALL_FORMATS
@@ -650,12 +650,7 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
 
 def _int8_sweep() -> ModuleType:
     """benchmarks/int8_sweep.py: the tilings Nsight Compute measures on the GPU machine."""
-    path = Path(__file__).parent.parent / "benchmarks" / "int8_sweep.py"
-    spec = importlib.util.spec_from_file_location("int8_sweep", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_module("int8_sweep")
 
 
 @pytest.mark.parametrize("name, warps, stages, per_lane, held", _int8_sweep().templates(),
