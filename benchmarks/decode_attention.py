@@ -118,9 +118,9 @@ class Bench:
         mx.eval(self.scratch.sum())  # evicts the previous pass's rows from L2
         out = mx.zeros((2,), dtype=mx.bfloat16)
         after = mx.zeros((1,), dtype=mx.int32)
+        options = {"block_size": BS, "scale": D**-0.5, "max_context": self.ctx,
+                   "warps": shape[0], "splits": shape[1]}
         for i in range(LAYERS):
-            options = {"block_size": BS, "scale": D**-0.5, "max_context": self.ctx,
-                       "warps": shape[0], "splits": shape[1]}
             if self.write:  # `after`: the previous layer's write token
                 out, after = kernels.paged_decode_writing(
                     self.q[i], self.k_new[i], self.v_new[i], self.slots, self.k[i], self.v[i],
