@@ -2,7 +2,8 @@
 (GPU machine). Flags first, then `vexel`'s command line:
 
     python benchmarks/ab.py [--inline-headers] [--float-one-row] [--plain-norm-add] \
-        [--unfused-glu] [--separate-cache-write] [--long-bodies] \
+        [--unfused-glu] [--separate-cache-write] [--long-bodies] [--separate-step-arrays] \
+        [--tiny-tokens] \
         bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
@@ -19,6 +20,11 @@
 * ``--long-bodies``: the paged decode's and add_rms_norm's kernel bodies as long as before
   their algorithms moved into headers (a comment of the bytes that moved), since MLX copies a
   custom kernel's body text on every launch; the same machine code.
+* ``--separate-step-arrays``: a step's positions, slots, block tables and context lengths as
+  four host-made arrays, as before session 19, instead of views of one
+  (`vexel_core.engine.runner.step_arrays`).
+* ``--tiny-tokens``: the kernels' ordering tokens and unused outputs of shape (1,), as before
+  session 19, instead of `vexel_core.gpu.TOKEN_SHAPE`.
 """
 
 from __future__ import annotations
@@ -78,9 +84,29 @@ def long_bodies() -> None:
     mx.fast.cuda_kernel = padded
 
 
+def separate_step_arrays() -> None:
+    import mlx.core as mx
+
+    runner = importlib.import_module("vexel_core.engine.runner")
+
+    def separate(positions: list[int], slots: list[int], context_lens: list[int],
+                 tables: list[int], width: int) -> object:
+        # the lengths left to the attention's step plan, which made them as before
+        return runner.StepArrays(
+            mx.array(positions, dtype=mx.int32), mx.array(slots, dtype=mx.int32), None,
+            mx.array(tables, dtype=mx.int32).reshape(len(context_lens), width))
+
+    runner.step_arrays = separate
+
+
+def tiny_tokens() -> None:
+    importlib.import_module("vexel_core.gpu").TOKEN_SHAPE = (1,)
+
+
 CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--plain-norm-add": plain_norm_add, "--unfused-glu": unfused_glu,
-           "--separate-cache-write": separate_cache_write, "--long-bodies": long_bodies}
+           "--separate-cache-write": separate_cache_write, "--long-bodies": long_bodies,
+           "--separate-step-arrays": separate_step_arrays, "--tiny-tokens": tiny_tokens}
 
 
 def main() -> None:

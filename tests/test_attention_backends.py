@@ -13,6 +13,7 @@ import pytest
 
 from vexel_core.attention.backends import BACKENDS, bucket_length, bucket_representatives
 from vexel_core.attention.base import AttentionBatch
+from vexel_core.engine.runner import StepArrays, step_arrays
 from vexel_core.kvcache.pool import KVPool
 from vexel_core.model.architecture import KVSpec
 
@@ -60,7 +61,10 @@ def reference(q, keys, values, positions, scale, softcap, window):  # type: igno
     # all three decoding: the plan takes the block tables without a gather
     ([40, 19, 70], [1, 1, 1]),
 ], ids=["mixed", "decodes"])
-def test_step_matches_float64(backend, softcap, window, cached, new, rng) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("one_array", [False, True], ids=["arrays", "views"])
+def test_step_matches_float64(backend, softcap, window, cached, new, one_array, rng) -> None:  # type: ignore[no-untyped-def]
+    """*one_array*: the step's positions, slots, tables and lengths as the engine's runner
+    makes them, views of one array (`step_arrays`); else four arrays of their own."""
     totals = [c + n for c, n in zip(cached, new, strict=True)]
     tables = [list(range(s * 8, s * 8 + 8)) for s in range(3)]  # 8 blocks each, disjoint
     pool = KVPool(KVSpec(1, HKV, D, 1024, mx.float32), 24, BS)
@@ -76,14 +80,17 @@ def test_step_matches_float64(backend, softcap, window, cached, new, rng) -> Non
                        mx.array(keys[s][:c]), mx.array(values[s][:c]))
     q = [rng.standard_normal((n, HQ, D)).astype(np.float32) for n in new]
     positions = [list(range(c, c + n)) for c, n in zip(cached, new, strict=True)]
+    flat_slots = sum((slots(s, cached[s], totals[s]) for s in range(3)), [])
+    if one_array:
+        arrays = step_arrays(sum(positions, []), flat_slots, totals, sum(tables, []), 8)
+    else:
+        arrays = StepArrays(mx.array(sum(positions, []), dtype=mx.int32),
+                            mx.array(flat_slots, dtype=mx.int32), None,
+                            mx.array(tables, dtype=mx.int32))
     batch = AttentionBatch(
-        pool=pool, backend=backend,
-        positions=mx.array(sum(positions, []), dtype=mx.int32),
-        slot_mapping=mx.array(sum((slots(s, cached[s], totals[s]) for s in range(3)), []),
-                              dtype=mx.int32),
-        block_tables=mx.array(tables, dtype=mx.int32),
-        query_lens=new, context_lens=totals,
-        logits_rows=mx.arange(sum(new), dtype=mx.int32))
+        pool=pool, backend=backend, positions=arrays.positions, slot_mapping=arrays.slots,
+        block_tables=arrays.tables, query_lens=new, context_lens=totals,
+        logits_rows=mx.arange(sum(new), dtype=mx.int32), context_array=arrays.context_lens)
     scale = D**-0.5
     new_k = np.concatenate([keys[s][cached[s]:] for s in range(3)])
     new_v = np.concatenate([values[s][cached[s]:] for s in range(3)])
@@ -99,6 +106,10 @@ def test_step_matches_float64(backend, softcap, window, cached, new, rng) -> Non
     written = np.array(batch.slot_mapping)
     np.testing.assert_array_equal(np.array(pool.k[0])[written], new_k)
     np.testing.assert_array_equal(np.array(pool.v[0])[written], new_v)
+    # the plan's lengths: the runner's when every sequence decodes, else its own
+    np.testing.assert_array_equal(batch.plan().decode_ctx,
+                                  [t for t, n in zip(totals, new, strict=True) if n == 1])
+    assert (batch.plan().decode_ctx is batch.context_array) == (one_array and new == [1, 1, 1])
     if new == [1, 1, 1]:  # every sequence decodes: the tables' first 5 blocks (71 tokens)
         np.testing.assert_array_equal(batch.plan().decode_tables, np.array(tables)[:, :5])
         exact = dataclasses.replace(batch, block_tables=batch.block_tables[:, :5], _plan=None)

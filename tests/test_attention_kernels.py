@@ -293,7 +293,7 @@ def test_paged_decode_writing_stores_the_new_rows_and_attends_to_them(  # type: 
             softcap=softcap, window=window, init_value=float("nan"), splits=splits,
             warps=warps, max_context=max(ctx), after=mx.array([0], dtype=mx.int32))
         mx.eval(got, token)
-        assert token.item() == 0
+        assert token[0].item() == 0
         k_after, v_after = mk, mv  # written in place
     k_want[slots] = np.array(mkw[:, :, :D].astype(mx.float32))
     v_want[slots] = np.array(mvw[:, :, :D].astype(mx.float32))

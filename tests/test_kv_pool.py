@@ -145,4 +145,4 @@ def test_the_cache_write_emulated_on_the_cpu(path: str, tmp_path: Path, rng) -> 
     want[0, slots] = k[:, : HKV * D].reshape(T, HKV, D)
     want[1, slots] = v[:, : HKV * D].reshape(T, HKV, D)
     np.testing.assert_array_equal(got, want)
-    assert token == [0]
+    assert token[0] == 0  # the token: element 0 (`vexel_core.gpu.TOKEN_SHAPE`)

@@ -1,8 +1,8 @@
 """What Vexel needs to know of MLX's GPU: whether MLX computes on CUDA (`on_cuda`), which
 family of Vexel's own kernels runs there (`kernel_backend`), how weights get into its
 memory (`device_resident`), how a CUDA kernel's header names its sources (`cuda_header`),
-how a kernel is made from its source files (`source_kernel`), and MLX's CUDA graph sizes
-(`prefer_whole_step_graphs`)."""
+how a kernel is made from its source files (`source_kernel`), MLX's CUDA graph sizes
+(`prefer_whole_step_graphs`), and the shape of the kernels' tiny outputs (`TOKEN_SHAPE`)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import mlx.core as mx
+
+TOKEN_SHAPE = (8,)
+"""The shape of the custom kernels' ordering tokens and unused outputs (only element 0 is
+written): 16 bytes or more in any dtype. MLX's CUDA allocator serves arrays of 8 bytes or
+less from one small pool of managed memory advised ReadMostly, shared with the tiny arrays
+the host writes and reads every step (the sampled token); a write on either side collapses
+the other's copy, and the next access there faults (the slow paged decode launches of
+session 19, notes/gpu-kernels.md; unmeasured since). Read through `vexel_core.gpu.TOKEN_SHAPE`
+at call time (benchmarks/ab.py --tiny-tokens sets it back to (1,))."""
 
 
 def on_cuda() -> bool:

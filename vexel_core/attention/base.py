@@ -41,6 +41,9 @@ class AttentionBatch:
     query_masks: list[mx.array | None] = field(default_factory=list)
     """Per sequence, an optional bool ``[q, q]`` mask among its new tokens (tree decoding);
     empty or None means causal."""
+    context_array: mx.array | None = None
+    """``context_lens`` as a device array ``[B]`` int32, when the runner made one (a view of
+    its one array a step: `ModelRunner.build_batch`); None: made from the list when needed."""
 
     _plan: StepPlan | None = None
 
@@ -95,8 +98,9 @@ class StepPlan:
         elif tables.shape[1] != nb:
             tables = tables[:, :nb]
         lens = [batch.context_lens[s] for s in decode]
-        return StepPlan([starts[s] for s in decode], tables, mx.array(lens, dtype=mx.int32),
-                        others, max(lens, default=0))
+        ctx = (batch.context_array if batch.context_array is not None and not others
+               else mx.array(lens, dtype=mx.int32))
+        return StepPlan([starts[s] for s in decode], tables, ctx, others, max(lens, default=0))
 
 
 class AttentionBackend(Protocol):

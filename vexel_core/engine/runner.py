@@ -8,6 +8,7 @@ pending copy-on-write block copies, and returns the logits of the rows that samp
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import mlx.core as mx
 
@@ -22,6 +23,28 @@ from vexel_core.model.architecture import CausalLM
 class StepResult:
     logits: mx.array  # [R, V] float32, one row per sampling sequence (not evaluated yet)
     rows: list[int]  # index into schedule.seqs for each logits row
+
+
+class StepArrays(NamedTuple):
+    positions: mx.array  # [T]
+    slots: mx.array  # [T]
+    context_lens: mx.array | None  # [B]; None: the attention's step plan makes its own
+    tables: mx.array  # [B, width]
+
+
+def step_arrays(positions: list[int], slots: list[int], context_lens: list[int],
+                tables: list[int], width: int) -> StepArrays:
+    """A step's int32 arrays (*tables* flat, *width* blocks a sequence) as views of one
+    host-made array. On CUDA, MLX keeps an array made on the host in managed memory, whose
+    first reader on the GPU takes a page fault; made separately, one request's positions,
+    slots and lengths were three 4-byte arrays, which MLX places in a pool of tiny buffers
+    that the kernels' own tiny outputs share: the first attention launch of every step took up
+    to 383 us (median 14.1, mean 18.1; session 19). One array of at least 16 bytes is one
+    buffer of its own. (Its effect on the GPU is not measured yet.)"""
+    T, B = len(positions), len(context_lens)
+    step = mx.array(positions + slots + context_lens + tables, dtype=mx.int32)
+    return StepArrays(step[:T], step[T:2 * T], step[2 * T:2 * T + B],
+                      step[2 * T + B:].reshape(B, width))
 
 
 class ModelRunner:
@@ -54,16 +77,18 @@ class ModelRunner:
                 logits_rows.append(total - 1)
                 sampled.append(i)
         width = max(len(s.seq.table.blocks) for s in schedule.seqs)
-        tables = [s.seq.table.blocks + [0] * (width - len(s.seq.table.blocks))
-                  for s in schedule.seqs]
+        tables = [b for s in schedule.seqs
+                  for b in s.seq.table.blocks + [0] * (width - len(s.seq.table.blocks))]
+        arrays = step_arrays(positions, slots, context_lens, tables, width)
         batch = AttentionBatch(
             pool=self.pool,
             backend=self.backend,
-            positions=mx.array(positions, dtype=mx.int32),
-            slot_mapping=mx.array(slots, dtype=mx.int32),
-            block_tables=mx.array(tables, dtype=mx.int32),
+            positions=arrays.positions,
+            slot_mapping=arrays.slots,
+            block_tables=arrays.tables,
             query_lens=query_lens,
             context_lens=context_lens,
+            context_array=arrays.context_lens,
             # every row samples when each sequence computes one token: no gather, and one
             # host-made array fewer (its first GPU reader pays a page fault on CUDA)
             logits_rows=(None if len(logits_rows) == total

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import mlx.core as mx
 
+from vexel_core import gpu
 from vexel_core.gpu import kernel_backend
 from vexel_core.kvcache import kernels
 from vexel_core.model.architecture import KVSpec
@@ -46,8 +47,8 @@ class KVPool:
         shape = (num_blocks * block_size, spec.n_kv_heads, spec.head_dim)
         self.k = [mx.zeros(shape, dtype=spec.dtype) for _ in range(spec.n_layers)]
         self.v = [mx.zeros(shape, dtype=spec.dtype) for _ in range(spec.n_layers)]
-        # per layer, the token of the latest in-place write (int32 [1])
-        self._tokens = [mx.zeros((1,), dtype=mx.int32) for _ in range(spec.n_layers)]
+        # per layer, the token of the latest in-place write (int32, element 0)
+        self._tokens = [mx.zeros(gpu.TOKEN_SHAPE, dtype=mx.int32) for _ in range(spec.n_layers)]
         mx.eval(self.k, self.v, self._tokens)
 
     @property
@@ -81,8 +82,8 @@ class KVPool:
         self._tokens[layer] = token
 
     def read_token(self, layer: int) -> mx.array:
-        """int32 ``[1]``, zero: a kernel that reads *layer*'s pools takes it as an input, so
-        that it runs after the writes made so far (only in-place writes need it)."""
+        """int32 (`gpu.TOKEN_SHAPE`), zero: a kernel that reads *layer*'s pools takes it as an
+        input, so that it runs after the writes made so far (only in-place writes need it)."""
         return self._tokens[layer]
 
     def written(self, layer: int) -> list[mx.array]:
@@ -116,4 +117,4 @@ class KVPool:
     def _after_writes(self, layer: int, idx: mx.array) -> mx.array:
         """*idx* for a gather from *layer*'s pools that must see the in-place writes so far:
         adding the (zero) token makes the gather depend on them."""
-        return idx + self._tokens[layer] if self.backend is not None else idx
+        return idx + self._tokens[layer][:1] if self.backend is not None else idx

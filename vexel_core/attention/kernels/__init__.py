@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 import mlx.core as mx
 
+from vexel_core import gpu
 from vexel_core.gpu import kernel_backend, source_kernel
 
 _HERE = Path(__file__).parent
@@ -263,8 +264,9 @@ def _plan(B: int, Hq: int, Hkv: int, D: int, dtype: mx.Dtype, block_size: int, w
         template=[("T", dtype), ("D", D), ("REP", rep), ("BS", block_size), ("WARPS", warps),
                   ("PREFETCH", prefetch), ("WRITE", write)],
         grid=(B * Hkv * splits * threads, 1, 1), threadgroup=(threads, 1, 1),
-        output_shapes=([(B, Hq, D), (1,), (1,)] if splits == 1
-                       else [(1,), (B, Hq, splits, 2 + D), (1,)]),
+        # the unused one of out and part, and done: tiny (`gpu.TOKEN_SHAPE`)
+        output_shapes=([(B, Hq, D), gpu.TOKEN_SHAPE, gpu.TOKEN_SHAPE] if splits == 1
+                       else [gpu.TOKEN_SHAPE, (B, Hq, splits, 2 + D), gpu.TOKEN_SHAPE]),
         output_dtypes=[dtype, mx.float32, mx.int32],
         params=_parameters(scale, softcap, window, splits))
 

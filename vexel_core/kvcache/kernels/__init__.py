@@ -19,6 +19,7 @@ from typing import Any
 
 import mlx.core as mx
 
+from vexel_core import gpu
 from vexel_core.gpu import source_kernel
 
 _HERE = Path(__file__).parent
@@ -38,8 +39,9 @@ def cache_write(
 ) -> mx.array:
     """Write ``k``/``v`` ``[T, Hkv, D]`` into rows ``slots[T]`` of the pools, in place.
 
-    Returns the write's token (int32 ``[1]``): pass it to every kernel that reads the pools
-    afterwards, and as *after* to the next write (the previous token, or any int32 ``[1]``).
+    Returns the write's token (int32 `gpu.TOKEN_SHAPE`, element 0 set): pass it to every
+    kernel that reads the pools afterwards, and as *after* to the next write (the previous
+    token, or any int32 array).
     """
     n = 2 * k.size
     (done,) = _kernel(backend)(
@@ -47,5 +49,5 @@ def cache_write(
                 k_pool, v_pool, after],
         template=[("T", k_pool.dtype)],
         grid=(max(1, -(-n // _THREADS)) * _THREADS, 1, 1), threadgroup=(_THREADS, 1, 1),
-        output_shapes=[(1,)], output_dtypes=[mx.int32])
+        output_shapes=[gpu.TOKEN_SHAPE], output_dtypes=[mx.int32])
     return done
