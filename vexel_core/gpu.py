@@ -20,8 +20,9 @@ written): 16 bytes or more in any dtype. MLX's CUDA allocator serves arrays of 8
 less from one small pool of managed memory advised ReadMostly, shared with the tiny arrays
 the host writes and reads every step (the sampled token); a write on either side collapses
 the other's copy, and the next access there faults (the slow paged decode launches of
-session 19, notes/gpu-kernels.md; unmeasured since). Read through `vexel_core.gpu.TOKEN_SHAPE`
-at call time (benchmarks/ab.py --tiny-tokens sets it back to (1,))."""
+session 19, gone in session 20 with this and `engine.runner.step_arrays`; notes/gpu-kernels.md).
+Read through `vexel_core.gpu.TOKEN_SHAPE` at call time (benchmarks/ab.py --tiny-tokens sets it
+back to (1,))."""
 
 
 def on_cuda() -> bool:

@@ -40,7 +40,8 @@ def step_arrays(positions: list[int], slots: list[int], context_lens: list[int],
     slots and lengths were three 4-byte arrays, which MLX places in a pool of tiny buffers
     that the kernels' own tiny outputs share: the first attention launch of every step took up
     to 383 us (median 14.1, mean 18.1; session 19). One array of at least 16 bytes is one
-    buffer of its own. (Its effect on the GPU is not measured yet.)"""
+    buffer of its own: the paged decode's mean fell to 11.7 us (max 68), and the step's one
+    fault (~100 us) is paid by the array's first reader, layer 0's rope (session 20)."""
     T, B = len(positions), len(context_lens)
     step = mx.array(positions + slots + context_lens + tables, dtype=mx.int32)
     return StepArrays(step[:T], step[T:2 * T], step[2 * T:2 * T + B],
