@@ -10,7 +10,8 @@
 # submit 1.40-1.45; host-bound). The one-step array is merged (the paged decode's slow launches
 # are gone; the step's page fault, ~100 us, is now layer 0's rope's). The AddNorm epilogue
 # (branch next/add-norm, notes/patches/add-norm.patch against c1084e7) measured ~15 us a launch
-# slower than the plain product; its fences are now release/acquire, unmeasured.
+# slower than the plain product. Its fences were __threadfence() (MEMBAR.SC.GPU) in every
+# warp; now thread 0's release/acquire alone, as cooperative groups' grid sync: unmeasured.
 #
 # 0: (~450 s) the AddNorm epilogue again: `git checkout next/add-norm` (or `git apply
 #    notes/patches/add-norm.patch` on c1084e7), then in one call:
