@@ -14,7 +14,7 @@
 # warp; now thread 0's release/acquire alone, as cooperative groups' grid sync: unmeasured.
 #
 # 0: (~450 s) the AddNorm epilogue again: `git checkout next/add-norm` (or `git apply
-#    notes/patches/add-norm.patch` on c1084e7), then in one call:
+#    notes/patches/add-norm.patch` on c1084e7), then in one call (s21_a.sh):
 #      a. python3 benchmarks/add_norm.py (the branch's: the product, the product then
 #         add_rms_norm, and the fused launch, each chained through the residual, at 4096x4096
 #         and 4096x14336 Q4_0 packed)
@@ -22,7 +22,7 @@
 #      c. arms_rounds.sh 2 "vexel" "python3 benchmarks/ab.py --separate-add-norm"
 #    If the fused launch is still ~15 us slower: Nsight Compute on one launch
 #    (benchmarks/packed_ncu.py shows how), looking at the last CTA's tail and the fences.
-# 1: (~400 s alone) the branch's GPU tests: timed out twice at 130-170 s (16 NVRTC compiles):
+# 1: (~430 s alone, s21_b.sh) the branch's GPU tests: timed out twice at 130-170 s (NVRTC):
 #      timeout 380 python3 -m pytest -q -p no:cacheprovider tests/test_quant_kernels.py -k add_norm
 # 2: (~500 s, two calls back to back) the three engines on main: s14_a.sh 1 builds llama.cpp
 #    beside GPU tests; s14_a.sh 2 runs one Q4_0 request in Vexel, mlx-lm and llama.cpp.
