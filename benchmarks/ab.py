@@ -3,7 +3,7 @@
 
     python benchmarks/ab.py [--inline-headers] [--float-one-row] [--plain-norm-add] \
         [--unfused-glu] [--separate-cache-write] [--long-bodies] [--separate-step-arrays] \
-        [--tiny-tokens] \
+        [--tiny-tokens] [--separate-add-norm] \
         bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
@@ -25,6 +25,8 @@
   (`vexel_core.engine.runner.step_arrays`).
 * ``--tiny-tokens``: the kernels' ordering tokens and unused outputs of shape (1,), as before
   session 19, instead of `vexel_core.gpu.TOKEN_SHAPE`.
+* ``--separate-add-norm``: the output and down products, then ``add_rms_norm``, as before
+  session 20, instead of the products' AddNorm epilogue (``Linear.add_norm``).
 """
 
 from __future__ import annotations
@@ -103,10 +105,17 @@ def tiny_tokens() -> None:
     importlib.import_module("vexel_core.gpu").TOKEN_SHAPE = (1,)
 
 
+def separate_add_norm() -> None:
+    from vexel_core.model.linear import Linear
+
+    Linear.add_norm = lambda *args: None  # type: ignore[method-assign,assignment]
+
+
 CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--plain-norm-add": plain_norm_add, "--unfused-glu": unfused_glu,
            "--separate-cache-write": separate_cache_write, "--long-bodies": long_bodies,
-           "--separate-step-arrays": separate_step_arrays, "--tiny-tokens": tiny_tokens}
+           "--separate-step-arrays": separate_step_arrays, "--tiny-tokens": tiny_tokens,
+           "--separate-add-norm": separate_add_norm}
 
 
 def main() -> None:

@@ -19,20 +19,29 @@ import statistics
 import sys
 import tempfile
 from collections import defaultdict
+from collections.abc import Callable
 
 Span = tuple[float, float, str, str]  # start us, end us, name, grid ("" for copies)
 
 
 def trace(argv: list[str]) -> list[Span]:
+    from vexel_core.cli import main
+
+    def run() -> None:
+        code = main(argv)
+        if code:
+            raise SystemExit(f"vexel {' '.join(argv)} exited with {code}")
+
+    return cupti_spans(run)
+
+
+def cupti_spans(run: Callable[[], object]) -> list[Span]:
+    """The kernels, copies and memsets the GPU ran during ``run()``, in start order."""
     import torch
     from torch.profiler import ProfilerActivity, profile
 
-    from vexel_core.cli import main
-
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        code = main(argv)
-    if code:
-        raise SystemExit(f"vexel {' '.join(argv)} exited with {code}")
+        run()
     del torch
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "trace.json")

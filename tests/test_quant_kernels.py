@@ -63,6 +63,7 @@ from vexel_core.quant.kernels.library import (
     Int8Tiling,
     Op,
     XRounded,
+    _add_norm_launch,
     _dequant_launch,
     _gemv_plan,
     _int8_launch,
@@ -71,6 +72,7 @@ from vexel_core.quant.kernels.library import (
     _round_x_launch,
     _template_type,
     activation_tile,
+    add_norm_scratch,
     default_int8_tiling,
     kernel_source,
     rounded_x_bytes,
@@ -548,16 +550,17 @@ C_TYPES = {mx.bfloat16: "__nv_bfloat16", mx.float32: "float", mx.float16: "__hal
 
 
 def mlx_kernel_source(name: str, inputs: dict[str, str], out_type: str, body: str,
-                      template: list[tuple[str, object]]) -> list[str]:
+                      template: list[tuple[str, object]],
+                      outputs: tuple[str, ...] = ("y",)) -> list[str]:
     """A ``__global__`` function as MLX 0.32's ``cuda_kernel`` writes one: each input's
-    pointer (and its ``_shape``, where the body uses it), the output, then the template
-    arguments declared as MLX declares them (dtypes as ``using``), then the body."""
+    pointer (and its ``_shape``, where the body uses it), the outputs (of *out_type*), then the
+    template arguments declared as MLX declares them (dtypes as ``using``), then the body."""
     params = []
     for arg, c_type in inputs.items():
         params.append(f"const {c_type}* {arg}")
         if f"{arg}_shape" in body:
             params.append(f"const __grid_constant__ Shape {arg}_shape")
-    params.append(f"{out_type}* y")
+    params.extend(f"{out_type}* {out}" for out in outputs)
     return [f"__global__ void {name}({', '.join(params)}) {{",
             *(f"  using {key} = {C_TYPES[v]};" if isinstance(v, mx.Dtype) else
               f"  constexpr bool {key} = {str(v).lower()};" if isinstance(v, bool) else
@@ -567,8 +570,9 @@ def mlx_kernel_source(name: str, inputs: dict[str, str], out_type: str, body: st
 
 def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
     """Every CUDA body of the library (the matrix-vector kernel at every activation tile,
-    dequantization, every default gemv_int8 tiling with every activation dtype (gated: bf16,
-    the models' dtype on a GPU; the others differ only in T), for each format and packed Q4_0,
+    dequantization, every default gemv_int8 tiling with every activation dtype (gated and with
+    the AddNorm epilogue: bf16, the models' dtype on a GPU; the others differ only in T), for
+    each format and packed Q4_0,
     and on x rounded beforehand, round_x, gemv_packed), compiled by
     nvcc for sm_90a as MLX builds it: the .cu body under exactly the template arguments the
     library passes. The CPU emulation includes the .cuh files alone, so this is what checks,
@@ -582,11 +586,12 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
     source: list[str] = []  # one kernel each
     names: list[str] = []
 
-    def add(op: str, label: str, launch: _Launch, inputs: dict[str, str], out: str) -> None:
+    def add(op: str, label: str, launch: _Launch, inputs: dict[str, str], out: str,
+            outputs: tuple[str, ...] = ("y",)) -> None:
         names.append(f"{op} {label}")
         source.append("\n".join(mlx_kernel_source(f"k{len(names) - 1}", inputs, out,
                                                    kernel_source("cuda", op)[1],
-                                                   launch.template)))
+                                                   launch.template, outputs)))
 
     # (packed Q4_0 rows have the bytes of Q4_0's: 4,096 and every INT8_TILINGS length are
     # whole super-blocks)
@@ -621,6 +626,13 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
                                           dtype, tiling, act, packed=packed)
                     add("gemv_int8", f"{name} {tiling} {dtype} {act}", launch,
                         {"w": "uint8_t", "x": C_TYPES[dtype]}, C_TYPES[dtype])
+            # the AddNorm epilogue, in bf16 as a model runs it
+            launch = _add_norm_launch("cuda", ggml_type, raw_shape, mx.uint8, (1, longest),
+                                      mx.bfloat16, tiling, packed)
+            t = C_TYPES[mx.bfloat16]
+            add("gemv_int8_norm", f"{name} {tiling} at {longest} columns", launch,
+                {"w": "uint8_t", "x": t, "residual": t, "nw": t, "eps": "float",
+                 "scratch": "uint32_t"}, t, ("h", "normed"))
             for x_rounded, act in (("shared", None), ("global", "silu")):
                 # on round_x's buffer, bf16 out
                 launch = _int8_launch("cuda", ggml_type, raw_shape, mx.uint8,
@@ -822,6 +834,157 @@ def test_gated_kernel_equals_the_unfused_path(
     diff = np.abs(a - b)
     assert (diff <= 2 * 8 * UNIT_ROUNDOFF[dtype] * np.abs(gt) * np.abs(ut)).all()
     print(f"{ggml_type.name} {act} {dtype}: {np.mean(diff == 0):.3f} of outputs equal")
+
+
+# ---- gemv_int8's AddNorm epilogue: the product, a residual add and an RMS norm ----
+
+NORM_EPS = 1e-5
+NORM_TILINGS = [None, Int8Tiling(warps=2, stages=2, per_lane=1, ctas=2)]
+
+
+def add_norm_runs(path: str, x: mx.array, m: Matrix, residual: mx.array, weight: mx.array,
+                  tiling: Int8Tiling, request: pytest.FixtureRequest
+                  ) -> tuple[list[tuple[np.ndarray, np.ndarray]], int]:
+    """(h, normed) as float32 of two launches in a row on one scratch (the second finds the
+    count the first left), on poisoned outputs, and the scratch's count after them."""
+    if path == "gguf_kernel":
+        scratch, runs = add_norm_scratch(), []
+        for _ in range(2):  # evaluated apart: they share the scratch but no data
+            h, n = library("cuda").gemv_add_norm(x, m.raw, m.ggml_type, residual, weight,
+                                                 NORM_EPS, scratch, tiling=tiling,
+                                                 init_value=NAN)
+            runs.append((np.array(h.astype(mx.float32))[0], np.array(n.astype(mx.float32))[0]))
+        return runs, int(scratch[0].item())
+    args = ["gemv_int8_norm", m.kernel_type, tiling.warps, tiling.stages, tiling.per_lane,
+            tiling.grid(m.rows), m.rows, m.buffer.shape[1], m.skip,
+            int(x.dtype == mx.bfloat16), NORM_EPS]
+    stdin = m.buffer.tobytes() + b"".join(np.array(a.view(mx.uint8)).tobytes()
+                                          for a in (x, residual, weight))
+    out = emulation.run(request.getfixturevalue("emulator"), args, stdin)
+    values = mx.array(np.frombuffer(out[:-4], np.uint8)).view(x.dtype).reshape(4, m.rows)
+    v = np.array(values.astype(mx.float32))
+    return [(v[0], v[1]), (v[2], v[3])], int(np.frombuffer(out[-4:], np.uint32)[0])
+
+
+@pytest.mark.parametrize("path", PATHS[:2])
+@pytest.mark.parametrize("tiling", NORM_TILINGS, ids=["default", "2warps-2ctas"])
+@pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16, mx.float16],
+                         ids=["f32", "bf16", "f16"])
+@pytest.mark.parametrize("ggml_type", sorted(INT8_TYPES, key=int), ids=lambda t: t.name)
+def test_add_norm_epilogue(
+    path: str, ggml_type: T, dtype: mx.Dtype, tiling: Int8Tiling | None,
+    rng: np.random.Generator, request: pytest.FixtureRequest,
+) -> None:
+    # h = residual + W x and normed = rms_norm(h) * w from one launch (37 rows on the GPU, 9
+    # emulated: several CTAs, the last of which forms the norm), twice on the same scratch.
+    # h must equal, bit for bit, the plain product of the same tiling added to the residual
+    # in T (one rounding each, as the separate add makes them). normed against float64 on
+    # that h: the kernel's 1/rms is float32 (its sum of squares within rows * 2^-24, CUDA's
+    # rsqrtf within 2 ulps: 2^-21), then two roundings to T (h / rms, then times w), e each:
+    # within (2e + rows * 2^-24 + 2^-20) |w h / rms|. Both launches give the same bits and
+    # leave the count at zero.
+    if path == "gguf_kernel" and gpu_backend() != "cuda":
+        pytest.skip("gemv_int8 is a CUDA kernel")
+    if path == "emulated_cuda" and dtype == mx.float16:
+        pytest.skip("the emulation runs float32 and bfloat16 activations")
+    if dtype != mx.bfloat16 and (ggml_type != T.Q4_0 or path == "gguf_kernel" and tiling):
+        # the epilogue is the same code for every format: other dtypes on Q4_0 alone (a GPU
+        # variant is an NVRTC compile of several seconds, an emulated one ~10 s of CI)
+        pytest.skip("float32 and float16 run Q4_0 alone (the GPU: its default tiling)")
+    m = matrix(ggml_type, rng, skip=1, path=path)
+    x = mx.array(rng.normal(size=(1, m.values.shape[1])).astype(np.float32)).astype(dtype)
+    residual = mx.array(rng.normal(size=(1, m.rows)).astype(np.float32) * 100).astype(dtype)
+    weight = mx.array(rng.normal(size=(m.rows,)).astype(np.float32)).astype(dtype)
+    t = tiling or default_int8_tiling(ggml_type, m.values.shape[1])
+    plain = product(path, x, m, request, t)
+    expected_h = np.array((residual.astype(mx.float32) + plain.astype(mx.float32))
+                          .astype(dtype).astype(mx.float32))[0]
+    runs, count = add_norm_runs(path, x, m, residual, weight, t, request)
+    assert count == 0
+    for h, normed in runs:
+        np.testing.assert_array_equal(h, expected_h)
+        r = h.astype(np.float64)
+        exact = np.array(weight.astype(mx.float32), np.float64) * r / np.sqrt(
+            np.mean(r**2) + NORM_EPS)
+        bound = (2 * UNIT_ROUNDOFF[dtype] + m.rows * 2.0**-24 + 2.0**-20) * np.abs(exact)
+        assert np.isfinite(normed).all() and (np.abs(normed - exact) <= bound).all()
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("ggml_type, cols", [(t, None) for t in sorted(INT8_TYPES, key=int)]
+                         + [(T.Q4_0, PACKED_COLS)],
+                         ids=[t.name for t in sorted(INT8_TYPES, key=int)] + ["Q4_0-packed"])
+def test_add_norm_product_equals_the_unfused_path(ggml_type: T, cols: int | None,
+                                                   rng: np.random.Generator) -> None:
+    # RMSNorm.add of a Product (one launch: gemv_int8_norm) against the same norm of the
+    # product computed first (gemv_int8, then add_rms_norm), bf16 as a model runs: h bit for
+    # bit; normed within twice the epilogue test's bound of each other (the two kernels add
+    # the squares in different orders). Q4_0 of whole super-blocks is repacked on CUDA, as a
+    # Llama model's is.
+    from vexel_core.model.layers import Product, RMSNorm
+    from vexel_core.model.linear import Linear
+
+    if gpu_backend() != "cuda":
+        pytest.skip("gemv_int8 is a CUDA kernel")
+    m = matrix(ggml_type, rng, cols=cols)
+    linear = Linear(FORMATS[ggml_type].load(m.buffer, m.values.shape))
+    assert getattr(linear.weight, "packed", False) == (cols is not None)
+    x = mx.array(rng.normal(size=(1, m.values.shape[1])).astype(np.float32)).astype(mx.bfloat16)
+    residual = mx.array(rng.normal(size=(1, m.rows)).astype(np.float32)).astype(mx.bfloat16)
+    norm = RMSNorm(mx.array(rng.normal(size=(m.rows,)).astype(np.float32)).astype(mx.bfloat16),
+                   NORM_EPS)
+    fused, unfused = norm.add(residual, Product(linear, x)), norm.add(residual, linear(x))
+    (h1, n1), (h2, n2) = ([np.array(a.astype(mx.float32))[0] for a in pair]
+                          for pair in (fused, unfused))
+    np.testing.assert_array_equal(h1, h2)
+    bound = 2 * (2 * 2.0**-8 + m.rows * 2.0**-24 + 2.0**-20) * np.abs(n2)
+    assert np.isfinite(n1).all() and (np.abs(n1 - n2) <= bound + 2.0**-8 * np.abs(n1)).all()
+
+
+def test_add_norm_takes_the_kernel_where_it_applies(
+    rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # RMSNorm.add's choice for a Product, off the GPU: with CUDA's kernels pretended (their
+    # launches recorded), one row of an INT8_TYPES weight without a bias is gemv_int8's AddNorm
+    # epilogue; more rows, another format or a bias take the product, then the add and norm.
+    import vexel_core.quant.kernels as kernels
+    import vexel_core.quant.weights as weights
+    from vexel_core.model.layers import Product, RMSNorm
+    from vexel_core.model.linear import Linear
+    from vexel_core.quant.kernels.library import KernelLibrary
+
+    calls: list[str] = []
+
+    def gemv(self: KernelLibrary, x: mx.array, raw: mx.array, ggml_type: T,
+             **kw: object) -> mx.array:
+        calls.append("gemv")
+        return mx.zeros((x.shape[0], raw.shape[0]), x.dtype)
+
+    def gemv_add_norm(self: KernelLibrary, x: mx.array, raw: mx.array, ggml_type: T,
+                      residual: mx.array, weight: mx.array, eps: float, scratch: mx.array,
+                      **kw: object) -> tuple[mx.array, mx.array]:
+        calls.append("gemv_add_norm")
+        return residual, residual
+
+    monkeypatch.setattr(kernels, "gpu_backend", lambda: "cuda")
+    monkeypatch.setattr(weights, "select_for", lambda *a: QuantPath.GGUF_KERNEL)
+    monkeypatch.setattr(KernelLibrary, "gemv", gemv)
+    monkeypatch.setattr(KernelLibrary, "gemv_add_norm", gemv_add_norm)
+    monkeypatch.setattr("vexel_core.model.layers.kernel_backend", lambda: None)
+    cols, out = 256, 8
+    norm = RMSNorm(mx.ones((out,), mx.bfloat16), NORM_EPS)
+    for ggml_type, rows, bias, kernel in [(T.Q4_0, 1, False, True), (T.Q6_K, 1, False, True),
+                                          (T.Q4_0, 3, False, False), (T.Q5_K, 1, False, False),
+                                          (T.Q8_0, 1, True, False)]:
+        w = FORMATS[ggml_type].load(random_raw(ggml_type, out, cols, rng), (out, cols))
+        linear = Linear(w, mx.zeros((out,), mx.bfloat16) if bias else None)
+        calls.clear()
+        h, n = norm.add(mx.ones((rows, out), mx.bfloat16),
+                        Product(linear, mx.zeros((rows, cols), mx.bfloat16)))
+        mx.eval(h, n)
+        assert h.shape == n.shape == (rows, out)
+        assert calls == ["gemv_add_norm" if kernel else "gemv"], (ggml_type, rows, bias)
 
 
 # x rounded once beforehand (round_x) and gemv_int8 reading it so (XPRE 1: copied into each

@@ -1,14 +1,15 @@
 """What Vexel needs to know of MLX's GPU: whether MLX computes on CUDA (`on_cuda`), which
 family of Vexel's own kernels runs there (`kernel_backend`), how weights get into its
 memory (`device_resident`), how a CUDA kernel's header names its sources (`cuda_header`),
-how a kernel is made from its source files (`source_kernel`), MLX's CUDA graph sizes
+how a kernel is made from its source files (`source_kernel`), its constant inputs
+(`float_constant`), MLX's CUDA graph sizes
 (`prefer_whole_step_graphs`), and the shape of the kernels' tiny outputs (`TOKEN_SHAPE`)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,16 @@ def device_resident(a: mx.array) -> mx.array:
     copy = a * mx.ones((), dtype=a.dtype)
     mx.eval(copy)  # while *a* is still referenced, so MLX cannot reuse its buffer for the copy
     return copy
+
+
+@lru_cache(maxsize=64)
+def float_constant(value: float) -> mx.array:
+    """*value* as a float32 ``[1]`` kernel input (a norm's eps), made and evaluated once: on
+    CUDA a host-made array costs its first GPU reader a page fault (benchmarks/host_arrays.py),
+    so a kernel's constants are not made again at every launch."""
+    constant = mx.array([value], dtype=mx.float32)
+    mx.eval(constant)
+    return constant
 
 
 def cuda_header(files: Sequence[Path]) -> str:

@@ -22,6 +22,11 @@ inline void store4(__nv_bfloat16* p, float a, float b, float c, float d) {
   p[0].bits = float_to_bf16(a); p[1].bits = float_to_bf16(b);
   p[2].bits = float_to_bf16(c); p[3].bits = float_to_bf16(d);
 }
+inline void fence_acq_rel() { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
+inline float load1(const float* p) { return *p; }
+inline float load1(const __nv_bfloat16* p) { return bf16_to_float(p->bits); }
+inline float load1_l2(const float* p) { return *p; }
+inline float load1_l2(const __nv_bfloat16* p) { return bf16_to_float(p->bits); }
 inline void store1(float* p, float v) { *p = v; }
 inline void store1(__nv_bfloat16* p, float v) { p->bits = float_to_bf16(v); }
 inline void cp_async_commit() {}

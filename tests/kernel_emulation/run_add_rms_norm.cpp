@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <vector>
 
-inline float rsqrtf(float v) { return 1.0f / std::sqrt(v); }
 inline thread_local dim3 blockDim;
 #include "add_rms_norm.cuh"
 

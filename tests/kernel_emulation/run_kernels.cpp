@@ -4,6 +4,9 @@
 //   run_kernels dequant GGML_TYPE N ROW_BYTES SKIP_ROWS                           > W
 //   run_kernels gemv_int8 GGML_TYPE WARPS STAGES PER_LANE CTAS N ROW_BYTES SKIP_ROWS BF16 XREG [ACT [OFFSET [XPRE]]] > y
 //   run_kernels round_x K BF16 CTAS                                               > rounded x
+//   run_kernels gemv_int8_norm GGML_TYPE WARPS STAGES PER_LANE CTAS N ROW_BYTES SKIP_ROWS BF16 EPS
+//     (stdin: the blocks, x [K], the residual [N], the norm's weight [N]) > h, normed, twice
+//     (two launches on one scratch), then scratch's count (uint32) after them
 //   (one x row; CTAS as Int8Tiling.grid gives them; XREG 1: x held in registers; ACT 1 (SiLU)
 //   or 2 (GELU tanh): the gated mode, N rows of gate then up, N / 2 outputs; OFFSET: bytes by
 //   which the buffer starts past 16-byte alignment, 0 by default; XPRE 1 or 2: x is round_x's
@@ -140,6 +143,48 @@ int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
   return 0;
 }
 
+// gemv_int8 with the AddNorm epilogue (gemv_int8_norm.cu), launched twice on one scratch:
+// the second launch finds the count the first left
+template <int TYPE, class T>
+int run_gemv_int8_norm(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
+  constexpr int KCAP = 16384;
+  if (k > KCAP) return 5;
+  std::vector<T> x(k), residual(n), nw(n);
+  for (auto* part : {&x, &residual, &nw}) {
+    if (fread(part->data(), sizeof(T), part->size(), stdin) != part->size()) return 4;
+  }
+  const int warps = atoi(argv[3]), stages = atoi(argv[4]), per_lane = atoi(argv[5]);
+  const int grid = atoi(argv[6]);
+  const float eps = float(atof(argv[11]));
+  std::vector<uint32_t> scratch(1 + grid, 0u);
+  // h, normed, h, normed: each 16-byte aligned, as MLX allocates outputs
+  std::vector<std::vector<Word16>> out(4, std::vector<Word16>((n * sizeof(T) + 15) / 16));
+  for (auto& o : out) std::memset(o.data(), 0xFF, o.size() * 16);  // NaN in float32 and bfloat16
+  auto buffer = [&](int i) { return reinterpret_cast<T*>(out[i].data()); };
+  auto run = [&]<int W>(auto kernel) {
+    for (int pass = 0; pass < 2; ++pass) {
+      vx::AddNorm<T> e{residual.data(), nw.data(), eps, buffer(2 * pass),
+                       buffer(2 * pass + 1), scratch.data()};
+      launch(grid, W * 32, [&] {
+        vx::AddNorm<T> mine = e;  // each thread's own, as in the kernel's body
+        kernel(w, x.data(), &mine, n, row_bytes);
+        vx::add_norm_finish<W>(mine, n);
+      });
+    }
+  };
+#define VX_INT8_NORM(W, S, P) \
+  else if (warps == W && stages == S && per_lane == P) \
+    run.template operator()<W>(vx::gemv_int8<TYPE, T, W, S, P, KCAP, false, 0, 0, T, vx::AddNorm<T>*>);
+  if (false) {}
+  VX_INT8_NORM(4, 2, 4) VX_INT8_NORM(8, 2, 4) VX_INT8_NORM(4, 4, 2) VX_INT8_NORM(2, 2, 1)
+  VX_INT8_NORM(2, 2, 2)
+  else return 3;
+#undef VX_INT8_NORM
+  for (int i = 0; i < 4; ++i) fwrite(buffer(i), sizeof(T), n, stdout);
+  fwrite(scratch.data(), 4, 1, stdout);
+  return 0;
+}
+
 template <int TYPE>
 int run_int8(char** argv) {
   const int n = atoi(argv[7]), row_bytes = atoi(argv[8]), skip = atoi(argv[9]);
@@ -151,6 +196,10 @@ int run_int8(char** argv) {
   const uint8_t* w = raw + size_t(skip) * row_bytes;
   const int k = row_bytes / F::BB * F::BE;
   const bool bf16 = atoi(argv[10]);
+  if (std::string(argv[1]) == "gemv_int8_norm") {
+    return bf16 ? run_gemv_int8_norm<TYPE, __nv_bfloat16>(argv, w, n, row_bytes, k)
+                : run_gemv_int8_norm<TYPE, float>(argv, w, n, row_bytes, k);
+  }
   switch (argv[12] ? atoi(argv[12]) : 0) {  // ACT (after XREG, argv[11])
     case 0: return bf16 ? run_gemv_int8<TYPE, __nv_bfloat16, 0>(argv, w, n, row_bytes, k)
                         : run_gemv_int8<TYPE, float, 0>(argv, w, n, row_bytes, k);
@@ -208,8 +257,8 @@ int main(int argc, char** argv) {
     return atoi(argv[3]) ? run_round_x<__nv_bfloat16>(k, ctas) : run_round_x<float>(k, ctas);
   }
   if (argc < 6) return 2;  // see the usage above
-  if (std::string(argv[1]) == "gemv_int8") {
-    if (argc < 12) return 2;  // XREG is argv[11]
+  if (std::string(argv[1]) == "gemv_int8" || std::string(argv[1]) == "gemv_int8_norm") {
+    if (argc < 12) return 2;  // XREG (gemv_int8) or EPS (gemv_int8_norm) is argv[11]
     switch (atoi(argv[2])) {
       case 2: return run_int8<2>(argv);
       case 8: return run_int8<8>(argv);

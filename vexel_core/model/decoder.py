@@ -15,16 +15,27 @@ import mlx.nn as nn
 
 from vexel_core.attention.base import AttentionBatch
 from vexel_core.model.architecture import CausalLM, KVSpec
-from vexel_core.model.layers import QKV, Attention, LongRoPE, Norm, RMSNorm, softcap
+from vexel_core.model.layers import (
+    MLP,
+    QKV,
+    Attention,
+    Delta,
+    GatedMLP,
+    LongRoPE,
+    Norm,
+    Product,
+    RMSNorm,
+    softcap,
+)
 from vexel_core.model.linear import Embedding, Linear
 from vexel_core.model.metadata import DecoderArgs
 from vexel_core.model.weights import Weights
 
 Carry = tuple[mx.array, ...]
-Stream = tuple[mx.array, mx.array | None]
+Stream = tuple[mx.array, Delta]
 """The residual stream between blocks as ``(base, delta)``, its value ``base + delta``: a block
 leaves its last residual add to the next norm (`Norm.add`), which on a GPU does the add and
-the norm in one launch."""
+the norm in one launch, or (delta a `Product`, one row on CUDA) in the product's own."""
 
 
 class Block(nn.Module):
@@ -57,7 +68,7 @@ class PreNormBlock(Block):
     """
 
     def __init__(self, attn_norm: Norm, attn: Attention, mlp_norm: Norm,
-                 mlp: nn.Module, post_attn_norm: nn.Module | None = None,
+                 mlp: GatedMLP | MLP, post_attn_norm: nn.Module | None = None,
                  post_mlp_norm: nn.Module | None = None) -> None:
         super().__init__()
         self.attn_norm, self.attn, self.mlp_norm, self.mlp = attn_norm, attn, mlp_norm, mlp
@@ -68,14 +79,12 @@ class PreNormBlock(Block):
         return self.attn.project(n, positions), (h,)
 
     def leave(self, carry: Carry, attn: mx.array) -> Stream:
-        a = self.attn.output(attn)
-        if self.post_attn_norm is not None:
-            a = self.post_attn_norm(a)
+        out = self.attn.output(attn)
+        a = out if self.post_attn_norm is None else self.post_attn_norm(out.value())
         h, n = self.mlp_norm.add(carry[0], a)
-        m = self.mlp(n)
         if self.post_mlp_norm is not None:
-            m = self.post_mlp_norm(m)
-        return h, m
+            return h, self.post_mlp_norm(self.mlp(n))
+        return h, self.mlp.product(n)
 
 
 class ParallelBlock(Block):
@@ -91,7 +100,7 @@ class ParallelBlock(Block):
 
     def leave(self, carry: Carry, attn: mx.array) -> Stream:
         x, h = carry
-        return x, self.attn.output(attn) + self.mlp(h)  # llama.cpp's order of the adds
+        return x, self.attn.output(attn).value() + self.mlp(h)  # llama.cpp's order of the adds
 
 
 class DecoderLM(CausalLM):
@@ -153,8 +162,10 @@ class DecoderLM(CausalLM):
         for block in self.blocks:
             x = block(x, batch)
         if batch.logits_rows is not None:
-            rows = batch.logits_rows
-            x = (x[0][rows], None if x[1] is None else x[1][rows])
+            rows, delta = batch.logits_rows, x[1]
+            if isinstance(delta, Product):
+                delta = delta.value()
+            x = (x[0][rows], None if delta is None else delta[rows])
         return self._logits(x)
 
     def _embed(self, tokens: mx.array) -> mx.array:
@@ -204,7 +215,7 @@ class DecoderLM(CausalLM):
         return self._segments
 
 
-def rms_pre_norm_block(w: Weights, prefix: str, attn: Attention, mlp: nn.Module,
+def rms_pre_norm_block(w: Weights, prefix: str, attn: Attention, mlp: GatedMLP | MLP,
                        eps: float) -> PreNormBlock:
     """The LLaMA-family block: RMS norms ``attn_norm`` and ``ffn_norm`` before each part."""
     return PreNormBlock(RMSNorm(w.vector(f"{prefix}.attn_norm.weight"), eps), attn,

@@ -21,12 +21,30 @@ from vexel_core.quant.base import Activation, gated
 from vexel_core.quant.kernels import GatedAct
 
 
+@dataclass(frozen=True)
+class Product:
+    """``linear(x)``, not computed yet: a block's last product, handed on to the residual add
+    and the norm after it (`Norm.add`), which may take both into the product's kernel."""
+
+    linear: Linear
+    x: mx.array
+
+    def value(self) -> mx.array:
+        return self.linear(self.x)
+
+
+Delta = mx.array | Product | None
+"""What a residual add adds: an array, a `Product` not computed yet, or nothing."""
+
+
 class Norm(nn.Module):
     """A normalisation over the last axis; `add` also takes the residual add before it."""
 
-    def add(self, x: mx.array, delta: mx.array | None) -> tuple[mx.array, mx.array]:
+    def add(self, x: mx.array, delta: Delta) -> tuple[mx.array, mx.array]:
         """``(x + delta, norm(x + delta))``: the residual stream's next value and its norm
         (*delta* None: ``(x, norm(x))``)."""
+        if isinstance(delta, Product):
+            delta = delta.value()
         h = x if delta is None else x + delta
         return h, self(h)
 
@@ -42,7 +60,13 @@ class RMSNorm(Norm):
     def __call__(self, x: mx.array) -> mx.array:
         return mx.fast.rms_norm(x, self.weight.astype(x.dtype), self.eps)
 
-    def add(self, x: mx.array, delta: mx.array | None) -> tuple[mx.array, mx.array]:
+    def add(self, x: mx.array, delta: Delta) -> tuple[mx.array, mx.array]:
+        if isinstance(delta, Product):
+            # one launch for the product, the add and the norm (one row on CUDA: gemv_int8)
+            fused = delta.linear.add_norm(delta.x, x, self.weight, self.eps)
+            if fused is not None:
+                return fused
+            delta = delta.value()
         backend = kernel_backend()
         if (backend is None or delta is None or x.ndim != 2 or delta.shape != x.shape
                 or delta.dtype != x.dtype or not kernels.fits(x.shape[1], x.dtype)):
@@ -224,8 +248,9 @@ class Attention(nn.Module):
         return batch.backend(*qkv, layer=self.layer, batch=batch, scale=self.scale,
                              softcap=o.softcap, window=o.window)
 
-    def output(self, attn: mx.array) -> mx.array:
-        return self.out(attn.reshape(attn.shape[0], -1))
+    def output(self, attn: mx.array) -> Product:
+        """The output projection of *attn* ``[T, Hq, D]``, left to the residual add after it."""
+        return Product(self.out, attn.reshape(attn.shape[0], -1))
 
 
 def gelu_tanh(x: mx.array) -> mx.array:
@@ -259,12 +284,16 @@ class GatedMLP(nn.Module):
         self.act = act
 
     def __call__(self, x: mx.array) -> mx.array:
+        return self.product(x).value()
+
+    def product(self, x: mx.array) -> Product:
+        """The MLP of *x* up to its down product, left to the residual add after it."""
         if self.gate_up is not None:
             h = self.gate_up.gated_matmul(x, self.act, KERNEL_ACTIVATIONS.get(self.act))
         else:
             assert self.gate is not None and self.up is not None
             h = gated(self.act)(self.gate(x), self.up(x))
-        return self.down(h)
+        return Product(self.down, h)
 
 
 class MLP(nn.Module):
@@ -275,7 +304,10 @@ class MLP(nn.Module):
         self.up, self.down, self.act = up, down, act
 
     def __call__(self, x: mx.array) -> mx.array:
-        return self.down(self.act(self.up(x)))
+        return self.product(x).value()
+
+    def product(self, x: mx.array) -> Product:
+        return Product(self.down, self.act(self.up(x)))
 
 
 def softcap(x: mx.array, cap: float) -> mx.array:

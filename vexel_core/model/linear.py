@@ -58,6 +58,15 @@ class Linear(nn.Module):
         return self.weight.gated_matmul(x, act, kernel_act)
 
 
+    def add_norm(self, x: mx.array, residual: mx.array, weight: mx.array,
+                 eps: float) -> tuple[mx.array, mx.array] | None:
+        """``(h, rms_norm(h) * weight)`` for ``h = residual + self(x)`` in one kernel where the
+        weight has one (`WeightTensor.matmul_add_norm`); None elsewhere, or with a bias."""
+        if self.bias is not None:
+            return None
+        return self.weight.matmul_add_norm(x, residual, weight, eps)
+
+
 class Embedding(nn.Module):
     """Token table ``W[vocab, hidden]``: ids of any shape -> rows ``[*ids.shape, hidden]``.
 

@@ -50,6 +50,13 @@ class WeightTensor(ABC):
         g, u = mx.split(self.matmul(x), 2, axis=-1)
         return gated(act)(g, u)
 
+    def matmul_add_norm(self, x: mx.array, residual: mx.array, weight: mx.array,
+                        eps: float) -> tuple[mx.array, mx.array] | None:
+        """``(h, rms_norm(h) * weight)`` for ``h = residual + x @ W.T``, in one kernel where
+        this kind has one (`BlockWeight` on CUDA, one activation row); None elsewhere (this
+        default): the caller multiplies, adds and normalises."""
+        return None
+
     @abstractmethod
     def take(self, ids: mx.array) -> mx.array: ...
 

@@ -29,11 +29,13 @@ from vexel_core.quant.affine import AffineMatrix, concat_rows
 from vexel_core.quant.base import Activation, WeightTensor
 from vexel_core.quant.kernels import (
     GatedAct,
+    gguf_add_norm,
     gguf_dequantize,
     gguf_gated,
     gguf_matmul,
     gpu_backend,
 )
+from vexel_core.quant.kernels.library import add_norm_scratch
 from vexel_core.quant.kernels.packed import SUPER_ELEMS, pack_q4_0
 from vexel_core.quant.selection import QuantPath, paths_on_this_device, select_for
 
@@ -192,6 +194,21 @@ class BlockWeight(WeightTensor):
             if y is not None:
                 return y
         return super().gated_matmul(x, act, kernel_act)
+
+    def matmul_add_norm(self, x: mx.array, residual: mx.array, weight: mx.array,
+                        eps: float) -> tuple[mx.array, mx.array] | None:
+        """`WeightTensor.matmul_add_norm`: ``gemv_int8``'s epilogue, where the GGUF kernels
+        compute the product."""
+        if select_for(self.ggml_type, x) is not QuantPath.GGUF_KERNEL:
+            return None
+        return gguf_add_norm(x, self.raw, self.ggml_type, residual, weight, eps,
+                             self._add_norm_scratch, packed=self.packed)
+
+    @cached_property
+    def _add_norm_scratch(self) -> mx.array:
+        """The AddNorm epilogue's count, one per matrix: its launches in a model are ordered
+        by their data (`KernelLibrary.gemv_add_norm`)."""
+        return add_norm_scratch()
 
     def affine_matmul(self, x: mx.array) -> mx.array:
         """``x @ W.T`` on the affine terms; in float32 when `float32_products` is set."""

@@ -13,13 +13,13 @@ sum in one launch (``RMSNorm.add``'s fast path).
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import mlx.core as mx
 
-from vexel_core.gpu import source_kernel
+from vexel_core.gpu import float_constant, source_kernel
 
 _HERE = Path(__file__).parent
 _INPUTS = ["x", "delta", "w", "eps"]
@@ -44,15 +44,6 @@ def _kernel(backend: str) -> Any:
     return source_kernel(backend, _HERE, "add_rms_norm", _INPUTS, ["residual", "normed"])
 
 
-@lru_cache(maxsize=64)
-def _eps(value: float) -> mx.array:
-    """*value* as a float32 ``[1]``, made once: a host-made array costs its first GPU reader
-    a page fault on CUDA (benchmarks/host_arrays.py)."""
-    eps = mx.array([value], dtype=mx.float32)
-    mx.eval(eps)
-    return eps
-
-
 def add_rms_norm(x: mx.array, delta: mx.array, weight: mx.array, eps: float, *,
                  backend: str, init_value: float | None = None) -> tuple[mx.array, mx.array]:
     """``(x + delta, rms_norm(x + delta) * weight)`` for ``x``/``delta`` ``[rows, H]`` of one
@@ -69,7 +60,7 @@ def add_rms_norm(x: mx.array, delta: mx.array, weight: mx.array, eps: float, *,
     extra = {} if init_value is None else {"init_value": init_value}
     threads, per = launch_shape(x.shape[1], x.dtype)
     residual, normed = _kernel(backend)(
-        inputs=[x, delta, weight.astype(x.dtype), _eps(eps)],
+        inputs=[x, delta, weight.astype(x.dtype), float_constant(eps)],
         template=[("T", x.dtype), ("PER", per)],
         grid=(x.shape[0] * threads, 1, 1), threadgroup=(threads, 1, 1),
         output_shapes=[x.shape, x.shape], output_dtypes=[x.dtype, x.dtype], **extra)

@@ -6,8 +6,9 @@ Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
 
 * few activation rows (decode): a matrix-vector kernel that reads the blocks once
   (`KernelLibrary.gemv`); on CUDA one row of Q4_0, Q8_0, Q4_K or Q6_K rounds x to int8 and
-  multiplies by ``dp4a`` (``gemv_int8``, as llama.cpp does for one row), and `gguf_gated`
-  returns ``act(g) * u`` of a fused gate/up weight from the same kernel;
+  multiplies by ``dp4a`` (``gemv_int8``, as llama.cpp does for one row), `gguf_gated`
+  returns ``act(g) * u`` of a fused gate/up weight from the same kernel, and `gguf_add_norm`
+  the residual add and the RMS norm after the product (a pre-norm block's);
 * many rows (prefill, from `PREFILL_ROWS`): the blocks dequantized into ``x``'s dtype by a
   kernel, a slice of rows at a time, then MLX's matmul.
 
@@ -26,6 +27,7 @@ import mlx.core as mx
 from gguf import GGMLQuantizationType
 
 from vexel_core.quant.kernels.library import (
+    ACTIVATION_DTYPES,
     ACTIVATION_TILES,
     KERNEL_TYPES,
     GatedAct,
@@ -33,12 +35,14 @@ from vexel_core.quant.kernels.library import (
     KernelLibrary,
     gated_applies,
     gpu_backend,
+    int8_applies,
     library,
 )
 
 __all__ = [
     "ACTIVATION_TILES", "KERNEL_TYPES", "PREFILL_ROWS", "GatedAct", "GemvTiling",
-    "KernelLibrary", "gguf_dequantize", "gguf_gated", "gguf_matmul", "gpu_backend", "library",
+    "KernelLibrary", "gguf_add_norm", "gguf_dequantize", "gguf_gated", "gguf_matmul",
+    "gpu_backend", "library",
 ]
 
 # Activation rows from which dequantize-then-matmul takes over from the matrix-vector kernel.
@@ -83,6 +87,24 @@ def gguf_gated(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
     if backend is None or not gated_applies(backend, ggml_type, x.shape, x.dtype, raw.shape[0]):
         return None
     return library(backend).gemv(x, raw, ggml_type, act=act, packed=packed)
+
+
+def gguf_add_norm(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
+                  residual: mx.array, weight: mx.array, eps: float, scratch: mx.array, *,
+                  packed: bool = False) -> tuple[mx.array, mx.array] | None:
+    """``(h, rms_norm(h) * weight)`` for ``h = residual + x @ W.T`` (W: the blocks ``raw``) in
+    one kernel, where one exists: one activation row ``x[1, K]`` of Q4_0, Q8_0, Q4_K or Q6_K
+    on CUDA, *residual* ``[1, N]`` of x's dtype (``gemv_int8``'s AddNorm epilogue; *scratch*:
+    `KernelLibrary.gemv_add_norm`'s). None elsewhere: the caller multiplies, adds and
+    normalises."""
+    backend = gpu_backend()
+    if (backend is None or x.dtype not in ACTIVATION_DTYPES
+            or not int8_applies(backend, ggml_type, x.shape)
+            or residual.shape != (1, raw.shape[0]) or residual.dtype != x.dtype
+            or weight.shape != (raw.shape[0],)):
+        return None
+    return library(backend).gemv_add_norm(x, raw, ggml_type, residual, weight, eps, scratch,
+                                          packed=packed)
 
 
 def gguf_dequantize(raw: mx.array, ggml_type: GGMLQuantizationType, dtype: mx.Dtype, *,

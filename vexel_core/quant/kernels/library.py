@@ -48,11 +48,11 @@ from typing import Any, Literal
 import mlx.core as mx
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 
-from vexel_core.gpu import cuda_header, on_cuda
+from vexel_core.gpu import cuda_header, float_constant, on_cuda
 from vexel_core.quant.kernels.packed import PACKED_Q4_0, SUPER_BYTES, SUPER_ELEMS
 
 Backend = Literal["cuda", "metal"]
-Op = Literal["gemv", "gemv_int8", "gemv_packed", "dequant", "round_x"]
+Op = Literal["gemv", "gemv_int8", "gemv_int8_norm", "gemv_packed", "dequant", "round_x"]
 GatedAct = Literal["silu", "gelu_tanh"]
 # gemv_int8's ACT template argument per activation of its gated mode (0: the plain product)
 GATED_ACTS: dict[str, int] = {"silu": 1, "gelu_tanh": 2}
@@ -82,12 +82,16 @@ _HEADERS = {
 }
 _BODIES = {
     "cuda": {"gemv": "cuda/gemv.cu", "gemv_int8": "cuda/gemv_int8.cu",
-             "gemv_packed": "cuda/gemv_packed.cu", "dequant": "cuda/dequant.cu",
-             "round_x": "cuda/round_x.cu"},
+             "gemv_int8_norm": "cuda/gemv_int8_norm.cu", "gemv_packed": "cuda/gemv_packed.cu",
+             "dequant": "cuda/dequant.cu", "round_x": "cuda/round_x.cu"},
     "metal": {"gemv": "metal/gemv.metal", "dequant": "metal/dequant.metal"},
 }
 _INPUTS = {"gemv": ["w", "x"], "gemv_int8": ["w", "x"], "gemv_packed": ["w", "xr"],
-           "dequant": ["w"], "round_x": ["x"]}
+           "dequant": ["w"], "round_x": ["x"],
+           "gemv_int8_norm": ["w", "x", "residual", "nw", "eps", "scratch"]}
+_OUTPUTS = {"gemv_int8_norm": ["h", "normed"]}  # every other operation: ["y"]
+# gemv_int8_norm's scratch: a count and one sum per CTA (Int8Tiling.ctas is at most 924)
+NORM_SCRATCH_CTAS = 1024
 
 
 @dataclass(frozen=True)
@@ -286,11 +290,11 @@ class KernelLibrary:
         the size when a kernel is made)."""
         if (op, shared) not in self._kernels:
             header, body = kernel_source(self.backend, op)
-            name, inputs = f"vx_{op}", _INPUTS[op]
+            name, inputs, outputs = f"vx_{op}", _INPUTS[op], _OUTPUTS.get(op, ["y"])
             self._kernels[op, shared] = (
-                mx.fast.cuda_kernel(name, inputs, ["y"], body, header, shared_memory=shared)
+                mx.fast.cuda_kernel(name, inputs, outputs, body, header, shared_memory=shared)
                 if self.backend == "cuda"
-                else mx.fast.metal_kernel(name, inputs, ["y"], body, header))
+                else mx.fast.metal_kernel(name, inputs, outputs, body, header))
         return self._kernels[op, shared]
 
     def gemv(
@@ -329,6 +333,51 @@ class KernelLibrary:
         op, launch = _gemv_plan(self.backend, ggml_type, raw.shape, raw.dtype, x.shape,
                                 x.dtype, tile, tiling, act, x_rounded, dtype, packed)
         return self._launch(op, [raw, x], launch, init_value)
+
+    def gemv_add_norm(
+        self,
+        x: mx.array,
+        raw: mx.array,
+        ggml_type: GGMLQuantizationType,
+        residual: mx.array,
+        weight: mx.array,
+        eps: float,
+        scratch: mx.array,
+        *,
+        tiling: Int8Tiling | None = None,
+        init_value: float | None = None,
+        packed: bool = False,
+    ) -> tuple[mx.array, mx.array]:
+        """``(h, rms_norm(h) * weight)`` for ``h = residual + x @ W.T``: a pre-norm block's
+        product, residual add and next RMS norm in one ``gemv_int8`` launch (its AddNorm
+        epilogue, cuda/gemv_int8.cuh), for one row ``x[1, K]`` on CUDA. *residual* ``[1, N]``
+        has x's dtype and *weight* ``[N]``; h is rounded as the product then the add would
+        round it, and the norm as ``add_rms_norm`` rounds it.
+
+        *scratch* (`add_norm_scratch`) holds the launch's count of finished CTAs, which each
+        launch leaves at zero. MLX may run launches that do not depend on each other's outputs
+        at the same time (its CUDA graphs follow the data): two that share a scratch must be
+        ordered by their data, as a model's layers are, or evaluated apart. `BlockWeight` keeps
+        one per matrix."""
+        rows = raw.shape[0] if raw.ndim == 2 else -1
+        if residual.shape != (1, rows) or residual.dtype != x.dtype:
+            raise ValueError(f"gemv_add_norm: residual must be [1, {rows}] {x.dtype}; got "
+                             f"{residual.shape} {residual.dtype}")
+        if weight.shape != (rows,):
+            raise ValueError(f"gemv_add_norm: weight must be [{rows}]; got {weight.shape}")
+        if scratch.shape != (1 + NORM_SCRATCH_CTAS,) or scratch.dtype != mx.uint32:
+            raise ValueError("gemv_add_norm: scratch must be add_norm_scratch()'s uint32 "
+                             f"[{1 + NORM_SCRATCH_CTAS}]; got {scratch.shape} {scratch.dtype}")
+        launch = _add_norm_launch(self.backend, ggml_type, raw.shape, raw.dtype, x.shape,
+                                  x.dtype, tiling, packed)
+        extra = {} if init_value is None else {"init_value": init_value}
+        h, normed = self._kernel("gemv_int8_norm", launch.shared)(
+            inputs=[raw, x, residual, weight if weight.dtype == x.dtype else weight.astype(x.dtype),
+                    float_constant(eps), scratch],
+            template=launch.template, grid=launch.grid, threadgroup=launch.threadgroup,
+            output_shapes=[launch.shape, launch.shape], output_dtypes=[x.dtype, x.dtype],
+            **extra)
+        return h, normed
 
     def gemv_packed(
         self,
@@ -500,6 +549,29 @@ def _int8_launch(
     # the gated mode keeps its gate sums in registers: the same shared memory as the product
     return _Launch(template, (tiling.grid(outs) * threads, 1, 1), (threads, 1, 1), (1, outs),
                    out_dtype, tiling.shared_bytes(ggml_type, cols, x_rounded))
+
+
+def add_norm_scratch() -> mx.array:
+    """A scratch for `KernelLibrary.gemv_add_norm`: a count of finished CTAs and one sum a
+    CTA, zero (each launch leaves it so)."""
+    scratch = mx.zeros((1 + NORM_SCRATCH_CTAS,), dtype=mx.uint32)
+    mx.eval(scratch)
+    return scratch
+
+
+@cache
+def _add_norm_launch(
+    backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
+    raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype,
+    tiling: Int8Tiling | None, packed: bool,
+) -> _Launch:
+    """gemv_int8_norm's launch: gemv_int8's plain product's, within the scratch's CTAs."""
+    launch = _int8_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape, x_dtype, tiling,
+                          packed=packed)
+    if launch.grid[0] // launch.threadgroup[0] > NORM_SCRATCH_CTAS:
+        raise ValueError(f"gemv_add_norm: {launch.grid[0] // launch.threadgroup[0]} CTAs; the "
+                         f"scratch holds {NORM_SCRATCH_CTAS}")
+    return launch
 
 
 @cache

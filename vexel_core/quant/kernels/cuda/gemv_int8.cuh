@@ -367,14 +367,55 @@ __device__ __forceinline__ T glu(T g, T u) {
   return Multiply{}(a, u);
 }
 
+// The plain product's epilogue in a pre-norm block: where the product's output is a residual
+// stream's next delta and an RMS norm follows the add (a LLaMA layer's attention output and
+// down products), the product adds and normalises itself. store() takes each output row's sum
+// (lane 0 of its warp): h = T(residual + T(sum)), the new stream, as the separate add rounds it,
+// and the sum of h^2 over the warp's rows. add_norm_finish() then adds the CTA's warps, and the
+// last CTA to finish (an atomic count in scratch[0], which that CTA resets for the next launch)
+// adds every CTA's sum in CTA order and writes normed = T(w * T(h * rsqrt(mean(h^2) + eps))),
+// rounded as add_rms_norm.cuh and MLX's rms_norm round. Why: the add and the norm as their own
+// kernel cost MLX ~4.5 us of host time and ~3.5 us of GPU time, twice a layer (one request's
+// decoding is host-bound); the last CTA's pass over 4,096 values is ~1-2 us of tail.
+template <class T>
+struct AddNorm {
+  const T* residual;  // [N], the stream before the add
+  const T* weight;    // [N], the norm's
+  float eps;
+  T* h;               // out [N]
+  T* normed;          // out [N]
+  uint32_t* scratch;  // [0]: CTAs finished; [1 + c]: CTA c's sum of h^2, as float bits
+  float ss = 0.0f;    // lane 0's sum of h^2 over its warp's rows
+
+  __device__ __forceinline__ void store(int row, float sum) {
+    T y, hr;
+    store1(&y, sum);
+    const float v = load1(residual + row) + load1(&y);
+    store1(h + row, v);
+    store1(&hr, v);
+    const float r = load1(&hr);
+    ss = fmaf(r, r, ss);
+  }
+};
+
+// Where lane 0 of a warp puts an output row's sum: y[row] rounded to T, or an epilogue's store
+template <class T>
+__device__ __forceinline__ void put_row(T* y, int row, float sum) {
+  store1(y + row, sum);
+}
+template <class T>
+__device__ __forceinline__ void put_row(AddNorm<T>* e, int row, float sum) {
+  e->store(row, sum);
+}
+
 // ACT 0: y[N] = W x. ACT 1 or 2: the gated mode (see the top of this file), y[N / 2].
 // XPRE 0: x [K] of T, rounded by each CTA into its shared memory. XPRE 1, 2: x is round_x's
 // buffer for this K (X = uint8_t), the same values rounded once beforehand: 1 copies it into
 // the CTA's shared memory instead of rounding, 2 leaves it in global memory, where the products
 // read it through L1 (KCAP 0: no shared memory for it). The products are the same either way.
 template <int GGML_TYPE, class T, int WARPS, int STAGES, int PER_LANE, int KCAP, bool XREG,
-          int ACT, int XPRE = 0, class X = T>
-__device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, T* y, int N,
+          int ACT, int XPRE = 0, class X = T, class Y = T*>
+__device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, Y y, int N,
                                           int row_bytes) {
   constexpr bool GATED = ACT != 0;
   using F = typename FormatOf<GGML_TYPE>::type;
@@ -554,7 +595,7 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, T* y, in
 #pragma unroll
       for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
       if constexpr (!GATED) {
-        if (lane == 0) store1(y + here.row, acc);
+        if (lane == 0) put_row(y, here.row, acc);
       } else if (here.row < outs) {
         gate = acc;  // the xor reduction leaves the sum in every lane
       } else if (lane == 0) {
@@ -565,6 +606,87 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, T* y, in
     here.next(nchunks, all, outs);
     __syncwarp();  // the next issue overwrites this stage
   }
+}
+
+// After gemv_int8 with an AddNorm epilogue (every thread of every CTA; see AddNorm): the CTA's
+// sum of h^2 into scratch, then the last CTA writes normed. Ordered as cooperative groups'
+// grid sync orders a grid: the CTA's barrier, then its thread 0 alone fences (release) and
+// counts, and in the last CTA fences again (acquire) before the barrier that lets the others
+// read; h and the sums are read through L2. (Calls B-C fenced with __threadfence(), which is
+// sequentially consistent (MEMBAR.SC.GPU in nvdisasm), in every warp: ~2,500 a launch, and
+// the launch took ~15 us more than the plain product. Now MEMBAR.ALL.GPU, ~513 a launch.)
+// The last CTA's loads are issued together, U 16-byte words of h and of w a thread at a time:
+// one after another (the compiler cannot move a load of h past a store to normed) they took
+// ~30 us of tail at 4,096 rows (call B).
+template <int WARPS, class T>
+__device__ __forceinline__ void add_norm_finish(const AddNorm<T>& e, int n) {
+  constexpr int THREADS = WARPS * 32, VEC = 16 / sizeof(T), U = 4;
+  __shared__ float part[32];
+  __shared__ bool last;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (lane == 0) part[warp] = e.ss;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float s = 0.0f;
+    for (int k = 0; k < WARPS; ++k) s += part[k];
+    e.scratch[1 + blockIdx.x] = __float_as_uint(s);
+    fence_acq_rel();
+    last = atomicAdd(e.scratch, 1u) == gridDim.x - 1;
+    if (last) fence_acq_rel();
+  }
+  __syncthreads();
+  if (!last) return;
+  // every CTA's sum, in an order fixed by the grid alone (the same whichever CTA is last)
+  float s = 0.0f;
+#pragma unroll 4
+  for (int c = threadIdx.x; c < int(gridDim.x); c += THREADS) {
+    s += __uint_as_float(__ldcg(e.scratch + 1 + c));
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xFFFFFFFFu, s, o);
+  __syncthreads();  // part[] is reused
+  if (lane == 0) part[warp] = s;
+  __syncthreads();
+  float total = 0.0f;
+  for (int k = 0; k < WARPS; ++k) total += part[k];
+  const float inv = rsqrtf(total / float(n) + e.eps);
+  auto norm1 = [&](float h, float w) {  // as add_rms_norm.cuh rounds: T(w * T(h * inv))
+    T scaled;
+    store1(&scaled, h * inv);
+    return w * load1(&scaled);
+  };
+  // 16-byte words where h, w and normed all start on one (MLX's buffers do), then the rest
+  const bool words16 = ((reinterpret_cast<uintptr_t>(e.h) | reinterpret_cast<uintptr_t>(e.weight)
+                         | reinterpret_cast<uintptr_t>(e.normed)) & 15) == 0;
+  const int words = words16 ? n / VEC : 0;
+  for (int base = 0; base < words; base += THREADS * U) {
+    uint4 hv[U], wv[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int j = base + u * THREADS + int(threadIdx.x);
+      if (j < words) {
+        hv[u] = __ldcg(reinterpret_cast<const uint4*>(e.h) + j);
+        wv[u] = reinterpret_cast<const uint4*>(e.weight)[j];
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int j = base + u * THREADS + int(threadIdx.x);
+      if (j < words) {
+        const T* eh = reinterpret_cast<const T*>(&hv[u]);
+        const T* ew = reinterpret_cast<const T*>(&wv[u]);
+        uint4 out;
+        T* eo = reinterpret_cast<T*>(&out);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) store1(eo + k, norm1(load1(eh + k), load1(ew + k)));
+        reinterpret_cast<uint4*>(e.normed)[j] = out;
+      }
+    }
+  }
+  for (int j = words * VEC + int(threadIdx.x); j < n; j += THREADS) {
+    store1(e.normed + j, norm1(load1_l2(e.h + j), load1(e.weight + j)));
+  }
+  if (threadIdx.x == 0) e.scratch[0] = 0u;  // for the next launch (kernels run in order)
 }
 
 }  // namespace vx

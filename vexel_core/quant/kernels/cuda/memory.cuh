@@ -33,6 +33,23 @@ __device__ __forceinline__ void store4(__nv_bfloat16* p, float a, float b, float
   *reinterpret_cast<uint2*>(p) = *reinterpret_cast<const uint2*>(v);
 }
 
+// One value as a float: a plain load (it may be a register's address), and one through L2 alone
+// (ld.global.cg), for values other CTAs of the same launch wrote (gemv_int8's AddNorm).
+__device__ __forceinline__ float load1(const float* p) { return *p; }
+__device__ __forceinline__ float load1(const __half* p) { return __half2float(*p); }
+__device__ __forceinline__ float load1(const __nv_bfloat16* p) { return __bfloat162float(*p); }
+__device__ __forceinline__ float load1_l2(const float* p) { return __ldcg(p); }
+__device__ __forceinline__ float load1_l2(const __half* p) {
+  return __half2float(__ushort_as_half(__ldcg(reinterpret_cast<const unsigned short*>(p))));
+}
+__device__ __forceinline__ float load1_l2(const __nv_bfloat16* p) {
+  return __uint_as_float(uint32_t(__ldcg(reinterpret_cast<const unsigned short*>(p))) << 16);
+}
+
+// A release/acquire fence at GPU scope (PTX fence.acq_rel.gpu). __threadfence() is a
+// sequentially consistent one (fence.sc.gpu), far slower when every CTA of a launch fences.
+__device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+
 __device__ __forceinline__ void store1(float* p, float v) { *p = v; }
 __device__ __forceinline__ void store1(__half* p, float v) { *p = __float2half(v); }
 __device__ __forceinline__ void store1(__nv_bfloat16* p, float v) { *p = __float2bfloat16(v); }
