@@ -99,10 +99,13 @@ def device_resident(a: mx.array) -> mx.array:
 
 @lru_cache(maxsize=64)
 def float_constant(value: float) -> mx.array:
-    """*value* as a float32 ``[1]`` kernel input (a norm's eps), made and evaluated once: on
-    CUDA a host-made array costs its first GPU reader a page fault (benchmarks/host_arrays.py),
-    so a kernel's constants are not made again at every launch."""
-    constant = mx.array([value], dtype=mx.float32)
+    """*value* as a float32 kernel input (a norm's eps: element 0 of ``[4]``), made and
+    evaluated once: on CUDA a host-made array costs its first GPU reader a page fault
+    (benchmarks/host_arrays.py), so a kernel's constants are not made again at every launch.
+    16 bytes, not 4, for the reason of `TOKEN_SHAPE`: in MLX's small pool a 4-byte eps read by
+    every CTA of a 512-CTA product cost each launch ~16 us (22.2 against 6.0 us;
+    benchmarks/add_norm.py --variants, H200, session 21)."""
+    constant = mx.array([value, 0.0, 0.0, 0.0], dtype=mx.float32)
     mx.eval(constant)
     return constant
 
