@@ -6,29 +6,25 @@
 # tree: the carry is limited to 64 MiB). A machine left idle for 30 s is given back: a call
 # that needs the last one's state (llama.cpp's build in /tmp/lc) must follow at once.
 #
-# Written at the end of session 20. Main's one request: median step 2.65-2.71 ms (build 1.11 +
-# submit 1.40-1.45; host-bound). The one-step array is merged (the paged decode's slow launches
-# are gone; the step's page fault, ~100 us, is now layer 0's rope's). The AddNorm epilogue
-# (branch next/add-norm, notes/patches/add-norm.patch against c1084e7) measured ~15 us a launch
-# slower than the plain product. Its fences were __threadfence() (MEMBAR.SC.GPU) in every
-# warp; now thread 0's release/acquire alone, as cooperative groups' grid sync: unmeasured.
+# Written at the end of session 21. Main: the AddNorm epilogue merged (the output and down
+# products add the residual and write the next norm); its session-20 slowness was a 4-byte eps
+# in MLX's small managed pool, read by every CTA (gpu.float_constant now makes 16 bytes).
+# Alternated rounds: median step 2.62 ms against 2.81 for the separate launches (one machine).
+# Host (build ~1.16 + submit ~1.32 ms) and GPU (~2.4 ms of kernels) are both at the step.
 #
-# 0: (~450 s) the AddNorm epilogue again: `git checkout next/add-norm` (or `git apply
-#    notes/patches/add-norm.patch` on c1084e7), then in one call (s21_a.sh):
-#      a. python3 benchmarks/add_norm.py (the branch's: the product, the product then
-#         add_rms_norm, and the fused launch, each chained through the residual, at 4096x4096
-#         and 4096x14336 Q4_0 packed)
-#      b. gpu_timeline.py --top 12 --where gemv_int8_norm -- $W (W as in s20_c.sh)
-#      c. arms_rounds.sh 2 "vexel" "python3 benchmarks/ab.py --separate-add-norm"
-#    If the fused launch is still ~15 us slower: Nsight Compute on one launch
-#    (benchmarks/packed_ncu.py shows how), looking at the last CTA's tail and the fences.
-# 1: (~430 s alone, s21_b.sh) the branch's GPU tests: timed out twice at 130-170 s (NVRTC):
-#      timeout 380 python3 -m pytest -q -p no:cacheprovider tests/test_quant_kernels.py -k add_norm
-# 2: (~500 s, two calls back to back) the three engines on main: s14_a.sh 1 builds llama.cpp
+# 0: (~450 s, s22_a.sh, with next/decode-segment checked out or
+#    notes/patches/decode-segment.patch applied on 3d17cc7): the decode segment (a compiled
+#    segment's four products in one launch, one CTA a part taken by ticket): its GPU tests
+#    (the looping version passed bit for bit in session 21; this one and the engine test have
+#    not run), arms_rounds 2 "vexel" "python3 benchmarks/ab.py --separate-segment", and its
+#    timeline. Merge if its median step is shorter in both rounds. If the GPU became the pace
+#    (wait > 0.3 ms): the timeline's decode_segment against the four kernels' sum (~58 us a
+#    layer: 9.8 + 20.2 + 18.6 + 9.8), and Nsight Compute on one launch.
+# 1: (~500 s, two calls back to back) the three engines on main: s14_a.sh 1 builds llama.cpp
 #    beside GPU tests; s14_a.sh 2 runs one Q4_0 request in Vexel, mlx-lm and llama.cpp.
-# 3: the paged decode's split with the merge inside the kernel (the last CTA of a KV head to
-#    finish merges; the same count-and-reset as the AddNorm epilogue, once its cost is known).
-# 4: (~550 s alone) the engine's Hypothesis searches on CUDA, never finished on a GPU:
+# 2: the paged decode's split with the merge inside the kernel (the last CTA of a KV head to
+#    finish merges; the AddNorm's count-and-reset, which now costs ~3 us of tail).
+# 3: (~550 s alone) the engine's Hypothesis searches on CUDA, never finished on a GPU:
 #      source .devkit/setup.sh && timeout 550 python3 -m pytest -q -p no:cacheprovider \
 #        tests/test_engine_interleavings.py tests/test_async_engine_leaving.py --durations=5
 # Alternated A/Bs: notes/device-jobs/arms_rounds.sh ROUNDS "arm command" ... (median of the
