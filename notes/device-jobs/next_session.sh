@@ -12,14 +12,17 @@
 # Alternated rounds: median step 2.62 ms against 2.81 for the separate launches (one machine).
 # Host (build ~1.16 + submit ~1.32 ms) and GPU (~2.4 ms of kernels) are both at the step.
 #
-# 0: (~450 s, s22_a.sh, with next/decode-segment checked out or
-#    notes/patches/decode-segment.patch applied on 3d17cc7): the decode segment (a compiled
-#    segment's four products in one launch, one CTA a part taken by ticket): its GPU tests
-#    (the looping version passed bit for bit in session 21; this one and the engine test have
-#    not run), arms_rounds 2 "vexel" "python3 benchmarks/ab.py --separate-segment", and its
-#    timeline. Merge if its median step is shorter in both rounds. If the GPU became the pace
-#    (wait > 0.3 ms): the timeline's decode_segment against the four kernels' sum (~58 us a
-#    layer: 9.8 + 20.2 + 18.6 + 9.8), and Nsight Compute on one launch.
+# 0: (~450 s, s22_a.sh) the decode segment (a compiled segment's four products in one launch,
+#    one CTA a part taken by ticket) with the norms formed by their readers. On main:
+#      git apply notes/patches/decode-segment.patch notes/patches/segment-consumer-norm.patch
+#    (or check out branch next/segment-consumer-norm, if it survived, then copy s22_a.sh from
+#    main). Its GPU tests (the looping first version passed bit for bit in session 21; this
+#    one and the engine test have not run on a GPU), arms_rounds 2 "vexel" "python3
+#    benchmarks/ab.py --separate-segment", and its timeline. Merge if its median step is
+#    shorter in both rounds. If not: decode-segment.patch alone (the last CTA writes the norms)
+#    the same way, to tell the two changes apart. If the GPU became the pace (wait > 0.3 ms):
+#    the timeline's decode_segment against the four kernels' sum (~58 us a layer: 9.8 + 20.2
+#    + 18.6 + 9.8), and Nsight Compute on one launch.
 # 1: (~500 s, two calls back to back) the three engines on main: s14_a.sh 1 builds llama.cpp
 #    beside GPU tests; s14_a.sh 2 runs one Q4_0 request in Vexel, mlx-lm and llama.cpp.
 # 2: the paged decode's split with the merge inside the kernel (the last CTA of a KV head to

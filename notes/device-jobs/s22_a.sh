@@ -1,7 +1,8 @@
 # Planned for session 22 (written in session 21), call A: the decode segment on the H200, with
-# branch next/decode-segment checked out (or notes/patches/decode-segment.patch applied on
-# 3d17cc7). Its tests first (the ticket version has not run on a GPU; the engine test never
-# has), then alternated rounds against the separate launches, then its timeline.
+# notes/patches/decode-segment.patch and segment-consumer-norm.patch applied on main (or
+# branch next/segment-consumer-norm). Its tests first (this version has not run on a GPU; the
+# engine test never has), then alternated rounds against the separate launches, then its
+# timeline.
 #   source .devkit/setup.sh && bash notes/device-jobs/s22_a.sh
 : "${OUT:?set OUT to the output folder}"
 export VEXEL_CACHE=/tmp/vx
