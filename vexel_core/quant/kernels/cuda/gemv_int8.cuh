@@ -612,12 +612,12 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, Y y, int
 // sum of h^2 into scratch, then the last CTA writes normed. Ordered as cooperative groups'
 // grid sync orders a grid: the CTA's barrier, then its thread 0 alone fences (release) and
 // counts, and in the last CTA fences again (acquire) before the barrier that lets the others
-// read; h and the sums are read through L2. (Calls B-C fenced with __threadfence(), which is
-// sequentially consistent (MEMBAR.SC.GPU in nvdisasm), in every warp: ~2,500 a launch, and
-// the launch took ~15 us more than the plain product. Now MEMBAR.ALL.GPU, ~513 a launch.)
+// read; h and the sums are read through L2. (Session 20's ~15 us a launch over the plain
+// product were not its fences but the 4-byte eps every thread read: gpu.float_constant;
+// session 21.)
 // The last CTA's loads are issued together, U 16-byte words of h and of w a thread at a time:
 // one after another (the compiler cannot move a load of h past a store to normed) they took
-// ~30 us of tail at 4,096 rows (call B).
+// ~30 us of tail at 4,096 rows (session 20, call B).
 template <int WARPS, class T>
 __device__ __forceinline__ void add_norm_finish(const AddNorm<T>& e, int n) {
   constexpr int THREADS = WARPS * 32, VEC = 16 / sizeof(T), U = 4;
