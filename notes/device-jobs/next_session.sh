@@ -23,6 +23,11 @@
 #    the same way, to tell the two changes apart. If the GPU became the pace (wait > 0.3 ms):
 #    the timeline's decode_segment against the four kernels' sum (~58 us a layer: 9.8 + 20.2
 #    + 18.6 + 9.8), and Nsight Compute on one launch.
+#    Then, CPU work if the segment is merged: the rope as its fifth phase (a few CTAs rotate
+#    q and k in place once the q/k/v parts have counted: MLX's rope_single computes
+#    theta = (scale * pos) * inv_freq, inv_freq = exp2(-(i / (dims / 2)) * log2(base)) or
+#    1 / freqs[i], accurate cos and sin, in float32), one MLX launch and ~3 views a layer
+#    fewer, its step's page fault then paid by the segment.
 # 1: (~500 s, two calls back to back) the three engines on main: s14_a.sh 1 builds llama.cpp
 #    beside GPU tests; s14_a.sh 2 runs one Q4_0 request in Vexel, mlx-lm and llama.cpp.
 # 2: the paged decode's split with the merge inside the kernel (the last CTA of a KV head to
