@@ -57,7 +57,6 @@ class Linear(nn.Module):
             return gated(act)(g, u)
         return self.weight.gated_matmul(x, act, kernel_act)
 
-
     def add_norm(self, x: mx.array, residual: mx.array, weight: mx.array,
                  eps: float) -> tuple[mx.array, mx.array] | None:
         """``(h, rms_norm(h) * weight)`` for ``h = residual + self(x)`` in one kernel where the

@@ -46,8 +46,8 @@ __device__ __forceinline__ float load1_l2(const __nv_bfloat16* p) {
   return __uint_as_float(uint32_t(__ldcg(reinterpret_cast<const unsigned short*>(p))) << 16);
 }
 
-// A release/acquire fence at GPU scope (PTX fence.acq_rel.gpu). __threadfence() is a
-// sequentially consistent one (fence.sc.gpu), far slower when every CTA of a launch fences.
+// A release/acquire fence at GPU scope (PTX fence.acq_rel.gpu): what a count that publishes
+// other CTAs' writes needs; __threadfence() is a sequentially consistent one (fence.sc.gpu).
 __device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 
 __device__ __forceinline__ void store1(float* p, float v) { *p = v; }
