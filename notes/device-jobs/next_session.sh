@@ -25,7 +25,10 @@
 # 2: the host: a whole-step compile (attention inside the trace: grids by context bucket, the
 #    pool's ordering tokens threaded through as values) would take ~33 compiled calls and the
 #    attention's Python (~1.1 ms build) down to one call; CPU-testable against today's path.
-# 3: llama.cpp (~270 s build) beside GPU tests whenever a call has room.
+# 3: llama.cpp (~270 s build) beside GPU tests whenever a call has room, e.g. the engine's
+#    Hypothesis searches, shortened (they did not finish in 370 s at CI's size):
+#      VEXEL_SEARCH=0.1 timeout 370 python3 -m pytest -q -p no:cacheprovider \
+#        tests/test_engine_interleavings.py tests/test_async_engine_leaving.py --durations=5
 # Alternated A/Bs: notes/device-jobs/arms_rounds.sh ROUNDS "arm command" ... (median of the
 # runs' median steps; one slow host episode must not decide a round).
 export VEXEL_CACHE=/tmp/vx
