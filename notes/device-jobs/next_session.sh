@@ -18,8 +18,9 @@
 #    benchmarks/segment.py --variants (exit-count, block-order: what the per-CTA atomics cost),
 #    then arms_rounds 2. Merge only if the launch is no slower than the four launches and the
 #    median step is shorter in both rounds. If the floor (no-wait) stays ~10 us above them:
-#    Nsight Compute on one launch (source-level stalls), then rms_inv once per phase (the last
-#    part writes the inverse beside its count) or fewer gate/up parts.
+#    s23_b.sh (Nsight Compute on one segment launch and one step of the four launches, stalls
+#    by SASS line), then rms_inv once per phase (the last part writes the inverse beside its
+#    count), or the PARTS arm that won.
 # 1: the paged decode's split with the merge inside the kernel (the last CTA of a KV head to
 #    finish merges), ~11.8 us a layer now.
 # 2: the host: a whole-step compile (attention inside the trace: grids by context bucket, the
