@@ -19,7 +19,7 @@
 #      git checkout next/whole-step    (it holds s23_c.sh)
 #    Its GPU tests (the in-place writes through a compiled replica, compiled against eager,
 #    the engine), then arms_rounds 2 "vexel" "python3 benchmarks/ab.py --segment-compile".
-#    Merge if the median step is shorter in both rounds. Expected: build ~1.16 -> ~0.3 ms; the
+#    Merge if the median step is shorter in both rounds. Expected: build ~1.16 -> ~0.5 ms; the
 #    GPU (~2.4 ms) then sets the pace (~400 tok/s), so every GPU microsecond counts after it.
 # 0b: (~470 s, s23_a.sh) the segment with the exit count gone (CPU only so far):
 #      git checkout next/decode-segment    (it holds s23_a.sh too)
