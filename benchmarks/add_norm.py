@@ -47,6 +47,18 @@ ARMS = ("plain", "separate", "fused")
 EPS = 1e-5
 
 
+def inputs(rows: int, cols: int) -> tuple[list[mx.array], mx.array, mx.array, mx.array]:
+    """Copies of one random Q4_0 weight (repacked) that together pass L2, and bf16 x, residual
+    and norm weight for it, evaluated."""
+    one = pack_q4_0(random_blocks(Q4_0, rows, cols))
+    copies = [one] + [fresh_copy(one) for _ in range(math.ceil(NOT_IN_L2 / one.nbytes) - 1)]
+    x = (mx.random.normal((1, cols)) * 0.1).astype(mx.bfloat16)
+    residual = mx.random.normal((1, rows)).astype(mx.bfloat16)
+    weight = (1 + 0.1 * mx.random.normal((rows,))).astype(mx.bfloat16)
+    mx.eval(copies, x, residual, weight)
+    return copies, x, residual, weight
+
+
 def run_arm(arm: str, copies: list[mx.array], x: mx.array, residual: mx.array,
             weight: mx.array, scratch: mx.array, launches: int) -> None:
     lib = library("cuda")
@@ -92,16 +104,12 @@ def run_variants(launches: int) -> None:
         kernel_source,
     )
     lib = library("cuda")
-    rows, cols = SHAPES["output 4096x4096"]
-    one = pack_q4_0(random_blocks(Q4_0, rows, cols))
-    copies = [one] + [fresh_copy(one) for _ in range(math.ceil(NOT_IN_L2 / one.nbytes) - 1)]
-    x = (mx.random.normal((1, cols)) * 0.1).astype(mx.bfloat16)
-    residual = mx.random.normal((1, rows)).astype(mx.bfloat16)
-    weight = (1 + 0.1 * mx.random.normal((rows,))).astype(mx.bfloat16)
+    copies, x, residual, weight = inputs(*SHAPES["output 4096x4096"])
     eps4 = mx.array([EPS], dtype=mx.float32)
     scratch = add_norm_scratch()
-    mx.eval(copies, x, residual, weight, eps4)
-    launch = _add_norm_launch("cuda", Q4_0, one.shape, one.dtype, x.shape, x.dtype, None, True)
+    mx.eval(eps4)
+    launch = _add_norm_launch("cuda", Q4_0, copies[0].shape, copies[0].dtype, x.shape, x.dtype,
+                              None, True)
     header, _ = kernel_source("cuda", "gemv_int8_norm")
     for name, body in VARIANTS.items():
         kernel = (None if body is None else mx.fast.cuda_kernel(
@@ -142,13 +150,8 @@ def main() -> None:
         run_variants(args.launches)
         return
     for label, (rows, cols) in SHAPES.items():
-        one = pack_q4_0(random_blocks(Q4_0, rows, cols))
-        copies = [one] + [fresh_copy(one) for _ in range(math.ceil(NOT_IN_L2 / one.nbytes) - 1)]
-        x = (mx.random.normal((1, cols)) * 0.1).astype(mx.bfloat16)
-        residual = mx.random.normal((1, rows)).astype(mx.bfloat16)
-        weight = (1 + 0.1 * mx.random.normal((rows,))).astype(mx.bfloat16)
+        copies, x, residual, weight = inputs(rows, cols)
         scratch = add_norm_scratch()
-        mx.eval(copies, x, residual, weight)
         print(f"== {label}: {len(copies)} weight copies, {args.launches} launches an arm")
         for arm in ARMS:
             run_arm(arm, copies, x, residual, weight, scratch, 2)  # NVRTC compiles here
