@@ -38,25 +38,15 @@ def main() -> None:
     for change in changes:
         ab.CHANGES[change]()
 
-    from vexel_core.config import EngineSettings
-    from vexel_core.engine import GenerationRequest, LLMEngine, load_model
-    from vexel_core.plugins import load_plugins
-    from vexel_core.sampling.params import SamplingParams
+    from host_build import decoding  # noqa: PLC0415
 
-    host = load_plugins()
+    from vexel_core.config import EngineSettings  # noqa: PLC0415
+    from vexel_core.plugins import load_plugins  # noqa: PLC0415
+
     path = random_model.write_random_model(
         Path(args.cache) / f"random-{args.preset}-q4_0.gguf", args.preset, "q4_0")
-    engine = LLMEngine(load_model(path, host),
-                       EngineSettings(max_batch_size=1, kv_cache_memory="256MiB",
-                                      compiled_decode_rows=1), host)
-    engine.add_request(GenerationRequest("r", list(range(5, 40)),
-                                         SamplingParams(temperature=0.0), 200, ignore_eos=True))
-    for _ in range(6):
-        engine.step()
-    if engine._inflight is not None:  # settle, so that the scheduler sees every token
-        engine._resolve(engine._inflight)
-        engine._inflight = None
-    schedule = engine.scheduler.schedule()
+    engine, schedule = decoding(path, load_plugins(), EngineSettings(
+        max_batch_size=1, kv_cache_memory="256MiB", compiled_decode_rows=1), 35, 6)
     runner, pool = engine.runner, engine.runner.pool
     times = []
     for _ in range(args.builds):
