@@ -35,9 +35,11 @@ def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_llama(tmp_path_factory.mktemp("engine") / "m.gguf", spm_vocab(), SHAPE, seed=3)
 
 
-@pytest.fixture
-def make_engine(model_path: Path, host, monkeypatch):  # type: ignore[no-untyped-def]
-    """Engines built by a test; afterwards every block must be back in the pool, and the
+@pytest.fixture(params=[0, 8], ids=["eager", "compiled"])
+def make_engine(model_path: Path, host, monkeypatch, request):  # type: ignore[no-untyped-def]
+    """Engines built by a test, their decode steps built operation by operation (the CPU's
+    default) or, up to 8 rows, replayed as compiled graphs (a GPU's), unless the test sets
+    ``compiled_decode_rows``; afterwards every block must be back in the pool, and the
     engine must never have asked MLX to evaluate an empty array (on CUDA a kernel launched
     over nothing fails: "invalid argument")."""
     import vexel_core.engine.core as core
@@ -54,7 +56,7 @@ def make_engine(model_path: Path, host, monkeypatch):  # type: ignore[no-untyped
     engines = []
 
     def make(**settings: object):  # type: ignore[no-untyped-def]
-        e = engine_for(model_path, host, **settings)
+        e = engine_for(model_path, host, **{"compiled_decode_rows": request.param, **settings})
         engines.append(e)
         return e
 

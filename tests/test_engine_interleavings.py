@@ -1,9 +1,9 @@
 """The engine under interleavings of arrivals, steps and cancellations that Hypothesis
 chooses (stateful testing), on an engine it also chooses (blocks of 8 or 16 tokens, 2-4
-sequences, 4-32 tokens a step, chunks of 8-32): prefix caching on, prompts that share
-prefixes, a pool small enough to preempt, pipelined steps, ``n = 2`` forks, one-token
-answers, stop tokens, requests with a repetition penalty (whose steps wait for the previous
-samples instead of running ahead) and seeded sampling.
+sequences, 4-32 tokens a step, chunks of 8-32, decode steps compiled or not): prefix caching
+on, prompts that share prefixes, a pool small enough to preempt, pipelined steps, ``n = 2``
+forks, one-token answers, stop tokens, requests with a repetition penalty (whose steps wait
+for the previous samples instead of running ahead) and seeded sampling.
 
 After every step the block manager must agree with the sequences: each block's reference
 count is the number of live tables holding it, and the free count is the rest. At the end no
@@ -78,17 +78,21 @@ class EngineMachine(RuleBasedStateMachine):
         self.cancelled: set[str] = set()
 
     @initialize(block_size=st.sampled_from([8, 16]), max_batch_size=st.integers(2, 4),
-                max_batched_tokens=st.integers(4, 32), prefill_chunk=st.sampled_from([8, 16, 32]))
+                max_batched_tokens=st.integers(4, 32), prefill_chunk=st.sampled_from([8, 16, 32]),
+                compiled_rows=st.sampled_from([0, 3]))
     def start(self, block_size: int, max_batch_size: int, max_batched_tokens: int,
-              prefill_chunk: int) -> None:
-        """The engine under test; a step may hold fewer tokens than sequences running."""
+              prefill_chunk: int, compiled_rows: int) -> None:
+        """The engine under test; a step may hold fewer tokens than sequences running. Its
+        decode steps of up to *compiled_rows* rows replay compiled graphs (a GPU's default),
+        the others are built operation by operation (the CPU's)."""
         block_bytes = KVPool.bytes_per_block(self.alone.model.kv_spec, block_size)
         blocks = POOL_TOKENS // block_size
         self.engine = engine_for(
             self.model_path, self.host, kv_cache_memory=str(blocks * block_bytes),
             kv_block_size=block_size, max_batch_size=max_batch_size,
             max_batched_tokens=max_batched_tokens, prefill_chunk=prefill_chunk,
-            attention_backend=self.alone.settings.attention_backend, context_len=CONTEXT)
+            attention_backend=self.alone.settings.attention_backend, context_len=CONTEXT,
+            compiled_decode_rows=compiled_rows)
         assert self.engine.num_blocks == blocks
 
     def run_alone(self, request: GenerationRequest, index: int) -> Trace:
