@@ -192,12 +192,14 @@ class DecoderLM(CausalLM):
                 and not any(m is not None for m in batch.query_masks))
 
     def _decode_compiled(self, tokens: mx.array, batch: AttentionBatch) -> mx.array:
-        pool, plan = batch.pool, batch.plan()
+        pool, context = batch.pool, batch.context_array
+        if context is None:
+            context = mx.array(batch.context_lens, dtype=mx.int32)
         key = (tokens.shape[0], batch.block_tables.shape[1])
         if key not in self._steps:
             self._steps[key] = self._compiled_step(batch)
         logits, *state = self._steps[key](tokens, batch.positions, batch.slot_mapping,
-                                          batch.block_tables, plan.decode_ctx, *pool.state())
+                                          batch.block_tables, context, *pool.state())
         pool.adopt(state)
         return logits
 
