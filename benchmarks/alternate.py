@@ -73,7 +73,7 @@ def main() -> None:
     traces: dict[str, dict] = {name: {} for name in patches}  # each arm its own traces
 
     def use(name: str) -> None:
-        DecoderLM._decode_compiled = patches[name]["decode"]  # type: ignore[method-assign]
+        DecoderLM._decode_compiled = patches[name]["decode"]  # type: ignore[method-assign,assignment]
         runner_module.table_width = patches[name]["width"]  # type: ignore[assignment]
         model._steps = traces[name]
 
