@@ -3,7 +3,7 @@
 
     python benchmarks/ab.py [--inline-headers] [--float-one-row] [--plain-norm-add] \
         [--unfused-glu] [--separate-cache-write] [--long-bodies] [--separate-step-arrays] \
-        [--tiny-tokens] [--separate-add-norm] \
+        [--tiny-tokens] [--separate-add-norm] [--segment-compile] \
         bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
@@ -27,6 +27,10 @@
   session 19, instead of `vexel_core.gpu.TOKEN_SHAPE`.
 * ``--separate-add-norm``: the output and down products, then ``add_rms_norm``, as before
   session 20, instead of the products' AddNorm epilogue (``Linear.add_norm``).
+* ``--segment-compile``: a decode step as 33 compiled segments (tokens to block 0's q, k, v;
+  each block's attention output to the next one's; the last to the logits) with the
+  attention built operation by operation between them, and block tables as wide as the
+  longest sequence's, as before session 22, instead of one compiled step.
 """
 
 from __future__ import annotations
@@ -111,11 +115,43 @@ def separate_add_norm() -> None:
     Linear.add_norm = lambda *args: None  # type: ignore[method-assign,assignment]
 
 
+def segment_compile() -> None:
+    import mlx.core as mx
+
+    from vexel_core.model.decoder import DecoderLM
+
+    importlib.import_module("vexel_core.engine.runner").table_width = lambda blocks: blocks
+
+    def decode(self, tokens, batch):  # type: ignore[no-untyped-def]
+        if not self._steps:  # (cleared where the traces go stale)
+            blocks = self.blocks
+
+            def first(tokens, positions):  # type: ignore[no-untyped-def]
+                return blocks[0].enter((self._embed(tokens), None), positions)
+
+            def between(i):  # type: ignore[no-untyped-def]
+                return lambda carry, attn, positions: blocks[i + 1].enter(
+                    blocks[i].leave(carry, attn), positions)
+
+            def last(carry, attn):  # type: ignore[no-untyped-def]
+                return self._logits(blocks[-1].leave(carry, attn))
+
+            functions = [first, *(between(i) for i in range(len(blocks) - 1)), last]
+            self._steps["segments"] = [mx.compile(f) for f in functions]
+        first, *between, last = self._steps["segments"]
+        qkv, carry = first(tokens, batch.positions)
+        for block, segment in zip(self.blocks[:-1], between, strict=True):
+            qkv, carry = segment(carry, block.attn.attend(qkv, batch), batch.positions)
+        return last(carry, self.blocks[-1].attn.attend(qkv, batch))
+
+    DecoderLM._decode_compiled = decode  # type: ignore[method-assign]
+
+
 CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--plain-norm-add": plain_norm_add, "--unfused-glu": unfused_glu,
            "--separate-cache-write": separate_cache_write, "--long-bodies": long_bodies,
            "--separate-step-arrays": separate_step_arrays, "--tiny-tokens": tiny_tokens,
-           "--separate-add-norm": separate_add_norm}
+           "--separate-add-norm": separate_add_norm, "--segment-compile": segment_compile}
 
 
 def main() -> None:

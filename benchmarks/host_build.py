@@ -34,6 +34,21 @@ def per_call_us(fn, n: int = 500) -> float:  # type: ignore[no-untyped-def]
     return (time.perf_counter() - t) / n * 1e6
 
 
+def decoding(path: Path, host, settings: EngineSettings, prompt: int, steps: int):  # type: ignore[no-untyped-def]
+    """An engine on *path* whose one request (*prompt* tokens) has decoded for *steps* steps
+    and waits for the next, settled (the scheduler sees every token), and that next step's
+    schedule."""
+    engine = LLMEngine(load_model(path, host), settings, host)
+    engine.add_request(GenerationRequest("r", list(range(5, 5 + prompt)),
+                                         SamplingParams(temperature=0.0), 400, ignore_eos=True))
+    for _ in range(steps):
+        engine.step()
+    if engine._inflight is not None:
+        engine._resolve(engine._inflight)
+        engine._inflight = None
+    return engine, engine.scheduler.schedule()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--preset", default="llama3-8b")
@@ -43,16 +58,8 @@ def main() -> None:
     host = load_plugins()
     path = write_random_model(Path(a.cache) / f"random-{a.preset}-{a.dtype}.gguf", a.preset,
                               a.dtype)
-    engine = LLMEngine(load_model(path, host),
-                       EngineSettings(max_batch_size=1, kv_cache_memory="1GiB"), host)
-    engine.add_request(GenerationRequest("r", list(range(5, 133)),
-                                         SamplingParams(temperature=0.0), 400, ignore_eos=True))
-    for _ in range(8):
-        engine.step()
-    if engine._inflight is not None:  # settle, so that the scheduler sees every token
-        engine._resolve(engine._inflight)
-        engine._inflight = None
-    sched = engine.scheduler.schedule()
+    engine, sched = decoding(path, host, EngineSettings(max_batch_size=1, kv_cache_memory="1GiB"),
+                             128, 8)
     runner, model = engine.runner, engine.model
     tokens, batch, _ = runner.build_batch(sched)
     blk = model.blocks[0]

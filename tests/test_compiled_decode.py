@@ -58,16 +58,48 @@ def test_compiled_decode_equals_eager(arch: str, host, tmp_path: Path, monkeypat
         assert bool(replays) == (rows > 0)
     assert {1, 2, 3, 4} <= set(replays)  # every row count was replayed
 
-    # Compiling fuses elementwise operations but keeps each one's dtype: in float32 (the CPU)
-    # the same tokens and log-probabilities within float32 rounding of logits of magnitude ~10
-    # (1e-4; the eager run against itself differs by 0). In bfloat16 (GPUs) a fused kernel's
-    # tanh or exp may round a value one unit differently, which the following layers carry on:
-    # on the H200, Gemma 2's log-probabilities moved by up to 0.07 (llama, Phi: under 1e-4),
-    # within `NEAR_TIE`'s two units of a bfloat16 logit; a sequence may then part at a tie.
-    tie = NEAR_TIE[engine.model.dtype]
-    assert_same_runs(runs[4], runs[0], engine.model.dtype)
-    for rid, eager in runs[0].items():
-        for (tc, top_c), (te, top_e) in zip(runs[4][rid], eager, strict=True):
+    assert_same_as_eager(runs[4], runs[0], engine.model.dtype)
+
+
+def test_a_step_traces_once_per_row_count_and_table_width(host, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                          monkeypatch) -> None:
+    # One request whose context grows from 7 to 70 tokens in blocks of 16: it needs 1 to 5
+    # blocks, which `table_width` rounds to tables 1, 2, 4 and 8 blocks wide. One trace each,
+    # in that order (not one per block, nor one per step), and the eager run's tokens and
+    # log-probabilities, the tables' padding (block 0, past every context) never read.
+    path = WRITERS["llama"](tmp_path / "llama.gguf")
+    traces: list[tuple[int, int]] = []
+    real = DecoderLM._compiled_step
+
+    def counting(self, batch):  # type: ignore[no-untyped-def]
+        traces.append((batch.num_seqs, batch.block_tables.shape[1]))
+        return real(self, batch)
+
+    monkeypatch.setattr(DecoderLM, "_compiled_step", counting)
+    request = GenerationRequest("long", [1, *range(260, 265)], TRACED, max_tokens=64,
+                                ignore_eos=True)
+    runs: dict[int, Traced] = {}
+    for rows in (0, 1):
+        engine = engine_for(path, host, compiled_decode_rows=rows, context_len=512,
+                            kv_block_size=16)
+        runs[rows] = run_traced(engine, [request])
+    assert traces == [(1, 1), (1, 2), (1, 4), (1, 8)]
+    assert_same_as_eager(runs[1], runs[0], engine.model.dtype)
+
+
+def assert_same_as_eager(compiled: Traced, eager_runs: Traced, dtype) -> None:  # type: ignore[no-untyped-def]
+    """The compiled run's tokens and log-probabilities are the eager run's.
+
+    Compiling fuses elementwise operations but keeps each one's dtype: in float32 (the CPU)
+    the same tokens and log-probabilities within float32 rounding of logits of magnitude ~10
+    (1e-4; the eager run against itself differs by 0). In bfloat16 (GPUs) a fused kernel's
+    tanh or exp may round a value one unit differently, which the following layers carry on:
+    on the H200, Gemma 2's log-probabilities moved by up to 0.07 (llama, Phi: under 1e-4),
+    within `NEAR_TIE`'s two units of a bfloat16 logit; a sequence may then part at a tie."""
+    tie = NEAR_TIE[dtype]
+    assert_same_runs(compiled, eager_runs, dtype)
+    for rid, eager in eager_runs.items():
+        for (tc, top_c), (te, top_e) in zip(compiled[rid], eager, strict=True):
             if tc != te:
                 break  # parted at a near-tie (checked above): the rest legitimately differs
             common = top_c.keys() & top_e.keys()

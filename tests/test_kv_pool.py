@@ -35,6 +35,32 @@ def as_np(a: mx.array) -> np.ndarray:
 
 
 @pytest.mark.parametrize("in_place", WAYS)
+def test_writes_through_a_compiled_replica_land_in_the_pool(in_place, rng) -> None:  # type: ignore[no-untyped-def]
+    # A compiled decode step (DecoderLM) writes through `replica` of its inputs and the pool
+    # `adopt`s its outputs: a scatter's new arrays, or in place the writes' tokens. Two calls
+    # of one trace, the second overwriting a slot of the first: the pool holds both.
+    pool = make_pool(mx.float32, in_place)
+    model = np.zeros((2, LAYERS, pool.num_blocks * BS, HKV, D), np.float32)
+
+    def step(slots: mx.array, k: mx.array, v: mx.array, *state: mx.array) -> list[mx.array]:
+        replica = pool.replica(state)
+        for layer in range(LAYERS):
+            replica.write(layer, slots, k + layer, v - layer)
+        return replica.state()
+
+    compiled = mx.compile(step)
+    for slots in ([0, 5, 6], [7, 1, 6]):
+        k, v = (mx.array(rng.standard_normal((3, HKV, D)), dtype=mx.float32) for _ in range(2))
+        pool.adopt(compiled(mx.array(slots, dtype=mx.int32), k, v, *pool.state()))
+        for layer in range(LAYERS):
+            model[0, layer, slots], model[1, layer, slots] = as_np(k) + layer, as_np(v) - layer
+    mx.eval(pool.all_written())
+    for layer in range(LAYERS):
+        np.testing.assert_array_equal(as_np(pool.k[layer]), model[0, layer])
+        np.testing.assert_array_equal(as_np(pool.v[layer]), model[1, layer])
+
+
+@pytest.mark.parametrize("in_place", WAYS)
 @pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16, mx.float16])
 def test_writes_land_in_their_slots_and_reads_see_them(in_place, dtype, rng) -> None:  # type: ignore[no-untyped-def]
     pool = make_pool(dtype, in_place)

@@ -33,7 +33,7 @@ class AttentionBatch:
     backend: AttentionBackend
     positions: mx.array  # [T] int32: position of each token within its sequence
     slot_mapping: mx.array  # [T] int32: flat cache slot (block * block_size + offset)
-    block_tables: mx.array  # [B, max_blocks] int32, padded with 0
+    block_tables: mx.array  # [B, width] int32, padded with 0 (the engine's: `table_width`)
     query_lens: list[int]  # new tokens per sequence; sum == T
     context_lens: list[int]  # tokens each sequence attends to after this step (cached + new)
     logits_rows: mx.array | None  # [R] int32: rows of the flat batch whose logits are
@@ -101,6 +101,14 @@ class StepPlan:
         ctx = (batch.context_array if batch.context_array is not None and not others
                else mx.array(lens, dtype=mx.int32))
         return StepPlan([starts[s] for s in decode], tables, ctx, others, max(lens, default=0))
+
+
+def table_width(blocks: int) -> int:
+    """The width of a step's block tables for sequences of at most *blocks* blocks: a power of
+    two, padded with block 0 (never read: the context lengths bound every read), so that a
+    compiled decode step (`DecoderLM`), whose trace fixes the tables' shape, traces once per
+    doubling of the context instead of once per block."""
+    return 1 << max(0, blocks - 1).bit_length()
 
 
 class AttentionBackend(Protocol):

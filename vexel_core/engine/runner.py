@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import mlx.core as mx
 
-from vexel_core.attention.base import AttentionBackend, AttentionBatch
+from vexel_core.attention.base import AttentionBackend, AttentionBatch, table_width
 from vexel_core.engine.scheduler import Schedule
 from vexel_core.kvcache.blocks import BlockManager
 from vexel_core.kvcache.pool import KVPool
@@ -77,7 +77,7 @@ class ModelRunner:
             if s.samples:
                 logits_rows.append(total - 1)
                 sampled.append(i)
-        width = max(len(s.seq.table.blocks) for s in schedule.seqs)
+        width = table_width(max(len(s.seq.table.blocks) for s in schedule.seqs))
         tables = [b for s in schedule.seqs
                   for b in s.seq.table.blocks + [0] * (width - len(s.seq.table.blocks))]
         arrays = step_arrays(positions, slots, context_lens, tables, width)

@@ -26,6 +26,9 @@ Writes, two ways:
 
 from __future__ import annotations
 
+import copy as _copy
+from collections.abc import Sequence
+
 import mlx.core as mx
 
 from vexel_core import gpu
@@ -94,6 +97,27 @@ class KVPool:
 
     def all_written(self) -> list[mx.array]:
         return [a for layer in range(self.spec.n_layers) for a in self.written(layer)]
+
+    def state(self) -> list[mx.array]:
+        """What a step replaces: each layer's write token, and where writes are scatters (not
+        in place) each layer's keys, then values."""
+        return [*self._tokens] if self.in_place else [*self._tokens, *self.k, *self.v]
+
+    def replica(self, state: Sequence[mx.array]) -> KVPool:
+        """This pool with *state* (as `state` orders it) in place of those arrays: what a
+        compiled step (`DecoderLM`) writes through while it is traced, *state* being the
+        trace's inputs; the replica's `state` is then the step's outputs, for `adopt`. (Pools
+        written in place stay this pool's arrays: their writes need no output.)"""
+        replica = _copy.copy(self)
+        replica.adopt(state)
+        return replica
+
+    def adopt(self, state: Sequence[mx.array]) -> None:
+        """Take *state* (ordered as `state` orders it) as this pool's."""
+        n = self.spec.n_layers
+        self._tokens = list(state[:n])
+        if not self.in_place:
+            self.k, self.v = list(state[n:2 * n]), list(state[2 * n:3 * n])
 
     def gather(self, layer: int, block_tables: mx.array) -> tuple[mx.array, mx.array]:
         """Keys and values of whole blocks: ``block_tables[B, nb]`` -> ``[B, nb*bs, Hkv, D]``."""

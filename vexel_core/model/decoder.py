@@ -13,7 +13,7 @@ from typing import Any
 import mlx.core as mx
 import mlx.nn as nn
 
-from vexel_core.attention.base import AttentionBatch
+from vexel_core.attention.base import AttentionBatch, StepPlan
 from vexel_core.model.architecture import CausalLM, KVSpec
 from vexel_core.model.layers import (
     MLP,
@@ -41,7 +41,8 @@ the norm in one launch, or (delta a `Product`, one row on CUDA) in the product's
 class Block(nn.Module):
     """A transformer block in two halves around its attention's use of the KV cache: `enter`
     (up to the rotated q, k, v) and `leave` (from the attention's output to the block's).
-    Neither touches the cache, so `DecoderLM` may replay them as compiled graphs."""
+    Neither touches the cache: each may be compiled apart from the attention (as decode steps
+    were until session 22, `benchmarks/ab.py --segment-compile`)."""
 
     attn: Attention
 
@@ -107,14 +108,15 @@ class DecoderLM(CausalLM):
     """Token table, blocks, final norm, output projection.
 
     Decode steps (every sequence one new token, every row sampled) of at most
-    `compile_decode`'s rows replay compiled graphs: one from the tokens to the first block's
-    q, k, v; one from each block's attention output to the next block's q, k, v; one to the
-    logits. Only the attention backend's calls (cache write, attention) are built op by op.
-    A step of one request is host-bound on a GPU: building its operations in Python costs
-    more than the GPU needs to run them; a compiled graph is replayed in C++, with its
-    elementwise operations fused (one Q4_0 Llama-3-8B token on the H200: 3.3 ms of Python
-    before, 1.4 ms after, 145 -> 234 tok/s; notes/engine-gpu.md, session 8). Each new row
-    count traces once; prefill steps, whose lengths vary, stay eager.
+    `compile_decode`'s rows replay one compiled graph, from the tokens to the logits, the
+    attention backend's cache writes and attention included. A step of one request is
+    host-bound on a GPU: building its operations in Python costs more than the GPU needs to
+    run them; a compiled graph is replayed in C++, with its elementwise operations fused (one
+    Q4_0 Llama-3-8B token on the H200: 3.3 ms of Python before, 1.4 ms after compiling all but
+    the attention, 145 -> 234 tok/s; notes/engine-gpu.md, sessions 8 and 22). A trace fixes
+    the step's shapes and what the backend decides from them on the host: one per row count
+    and width of the block tables (`table_width`: powers of two); prefill steps, whose
+    lengths vary, stay eager.
     """
 
     def __init__(
@@ -144,20 +146,23 @@ class DecoderLM(CausalLM):
         self.final_softcap = final_softcap
         self.context_dependent = list(context_dependent)  # told the engine's context length
         self.compiled_rows = 0
-        self._segments: list[Callable[..., Any]] | None = None
+        self._steps: dict[tuple[int, int], Callable[..., Any]] = {}
 
     def set_context_len(self, n: int) -> None:
         for layer in self.context_dependent:
             layer.set_context_len(n)
-        self._segments = None  # traced with the rotary factors of before
+        self._steps.clear()  # traced with the rotary factors of before
 
     def compile_decode(self, max_rows: int) -> None:
         self.compiled_rows = max_rows
-        self._segments = None
+        self._steps.clear()
 
     def __call__(self, tokens: mx.array, batch: AttentionBatch) -> mx.array:
         if self._replays(tokens, batch):
             return self._decode_compiled(tokens, batch)
+        return self._forward(tokens, batch)
+
+    def _forward(self, tokens: mx.array, batch: AttentionBatch) -> mx.array:
         x: Stream = (self._embed(tokens), None)
         for block in self.blocks:
             x = block(x, batch)
@@ -187,32 +192,38 @@ class DecoderLM(CausalLM):
                 and not any(m is not None for m in batch.query_masks))
 
     def _decode_compiled(self, tokens: mx.array, batch: AttentionBatch) -> mx.array:
-        first, *between, last = self._compiled_segments()
-        qkv, carry = first(tokens, batch.positions)
-        for block, segment in zip(self.blocks[:-1], between, strict=True):
-            qkv, carry = segment(carry, block.attn.attend(qkv, batch), batch.positions)
-        return last(carry, self.blocks[-1].attn.attend(qkv, batch))
+        pool, context = batch.pool, batch.context_array
+        if context is None:
+            context = mx.array(batch.context_lens, dtype=mx.int32)
+        key = (tokens.shape[0], batch.block_tables.shape[1])
+        if key not in self._steps:
+            self._steps[key] = self._compiled_step(batch)
+        logits, *state = self._steps[key](tokens, batch.positions, batch.slot_mapping,
+                                          batch.block_tables, context, *pool.state())
+        pool.adopt(state)
+        return logits
 
-    def _compiled_segments(self) -> list[Callable[..., Any]]:
-        if self._segments is None:
-            blocks = self.blocks
+    def _compiled_step(self, batch: AttentionBatch) -> Callable[..., Any]:
+        """A decode step of *batch*'s rows and table width as one compiled function of the
+        step's arrays and the pool's state (`KVPool.replica`), to the logits and the new
+        state. The backend plans it as the longest context the tables hold: what it decides
+        on the host from that length (the attention kernel's split of the context) must
+        serve every step of the trace."""
+        pool, backend, rows = batch.pool, batch.backend, batch.num_seqs
+        longest = batch.block_tables.shape[1] * pool.block_size
 
-            def first(tokens: mx.array, positions: mx.array) -> tuple[QKV, Carry]:
-                return blocks[0].enter((self._embed(tokens), None), positions)
+        def step(tokens: mx.array, positions: mx.array, slots: mx.array, tables: mx.array,
+                 context: mx.array, *state: mx.array) -> list[mx.array]:
+            replica = pool.replica(state)
+            traced = AttentionBatch(
+                pool=replica, backend=backend, positions=positions, slot_mapping=slots,
+                block_tables=tables, query_lens=[1] * rows,
+                context_lens=[],  # the step's lengths are `context` (an array) here
+                logits_rows=None, context_array=context,
+                _plan=StepPlan(list(range(rows)), tables, context, [], longest))
+            return [self._forward(tokens, traced), *replica.state()]
 
-            def between(i: int) -> Callable[..., tuple[QKV, Carry]]:
-                def segment(carry: Carry, attn: mx.array,
-                            positions: mx.array) -> tuple[QKV, Carry]:
-                    return blocks[i + 1].enter(blocks[i].leave(carry, attn), positions)
-                return segment
-
-            def last(carry: Carry, attn: mx.array) -> mx.array:
-                return self._logits(blocks[-1].leave(carry, attn))
-
-            functions: list[Callable[..., Any]] = [
-                first, *(between(i) for i in range(len(blocks) - 1)), last]
-            self._segments = [mx.compile(f) for f in functions]
-        return self._segments
+        return mx.compile(step)
 
 
 def rms_pre_norm_block(w: Weights, prefix: str, attn: Attention, mlp: GatedMLP | MLP,
