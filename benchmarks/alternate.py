@@ -17,6 +17,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import mlx.core as mx
 
@@ -32,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import ab  # noqa: E402
 
 
-def arms() -> dict[str, dict[str, object]]:
+def arms() -> dict[str, dict[str, Any]]:
     """Each arm's `DecoderLM._decode_compiled` and `runner.table_width`."""
     whole = {"decode": DecoderLM._decode_compiled, "width": runner_module.table_width}
     ab.segment_compile()
@@ -73,7 +74,7 @@ def main() -> None:
     traces: dict[str, dict] = {name: {} for name in patches}  # each arm its own traces
 
     def use(name: str) -> None:
-        DecoderLM._decode_compiled = patches[name]["decode"]  # type: ignore[method-assign,assignment]
+        DecoderLM._decode_compiled = patches[name]["decode"]  # type: ignore[method-assign]
         runner_module.table_width = patches[name]["width"]  # type: ignore[assignment]
         model._steps = traces[name]
 
