@@ -65,7 +65,7 @@ def main() -> None:
     blk = model.blocks[0]
     at, o = blk.attn, blk.attn.opts
     x = mx.random.normal((1, model.embed.weight.shape[1])).astype(model.dtype)
-    q, k, v = at._project(x)
+    q, k, v = at.project(x, batch.positions)
     q = q.reshape(1, o.n_heads, o.head_dim)
     k = k.reshape(1, o.n_kv_heads, o.head_dim)
     v = v.reshape(1, o.n_kv_heads, o.head_dim)
@@ -74,7 +74,7 @@ def main() -> None:
     pieces = {
         "build_batch": lambda: runner.build_batch(sched),
         "attn_norm": lambda: blk.attn_norm(x),
-        "qkv product": lambda: at._project(x),
+        "qkv product, rope": lambda: at.project(x, batch.positions),
         "rope (q)": lambda: at.rope(q, batch.positions),
         "attention backend": lambda: batch.backend(q, k, v, layer=0, batch=batch,
                                                    scale=at.scale),
@@ -83,7 +83,7 @@ def main() -> None:
         "mlp": lambda: blk.mlp(x),
         "down product": lambda: blk.mlp.down(g),
         "x + x": lambda: x + x,
-        "block": lambda: blk(x, batch),
+        "block": lambda: blk((x, None), batch),
     }
     for name, fn in pieces.items():
         print(f"{name:18s} {per_call_us(fn):8.1f} us")
