@@ -133,7 +133,7 @@ def main() -> None:
         outs = []
         for blk in model.blocks:
             at = blk.attn
-            outs += [*at._project(h), at.out(h), blk.mlp(h)]
+            outs += [*at.project(h), at.out(h), blk.mlp(h)]
         outs.append(model.head(h))
         mx.eval(outs)
 

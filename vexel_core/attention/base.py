@@ -1,9 +1,10 @@
 """The attention contract: one metadata object per engine step, one backend call per layer.
 
 The engine flattens every scheduled sequence's new tokens into one batch ``[T]``. For each
-layer the model computes ``q[T, Hq, D]``, ``k[T, Hkv, D]``, ``v[T, Hkv, D]`` (rotary already
-applied) and calls the backend, which writes ``k``/``v`` into the paged cache at
-``batch.slot_mapping`` and returns ``out[T, Hq, D]``: each token attends to its sequence's
+layer the model computes ``q[T, Hq, D]``, ``k[T, Hkv, D]``, ``v[T, Hkv, D]`` and calls the
+backend with its rotary embedding (`Rotary`), which the backend applies to q and k at
+``batch.positions`` (a kernel may do it as it reads them), writes ``k``/``v`` into the paged
+cache at ``batch.slot_mapping`` and returns ``out[T, Hq, D]``: each token attends to its sequence's
 cached tokens and to the new tokens before it — or, when ``batch.query_masks`` gives one, to
 the new tokens that mask allows (speculative tree verification: each candidate sees only its
 ancestors). Soft-cap and sliding window are per call, since they vary per layer (Gemma 2).
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import mlx.core as mx
 
@@ -111,6 +112,30 @@ def table_width(blocks: int) -> int:
     return 1 << max(0, blocks - 1).bit_length()
 
 
+class Rotation(NamedTuple):
+    """A rotary embedding as a kernel applies it, element by element: the first *dims*
+    features of each head turn (adjacent pairs if *interleaved*, else the two halves) by
+    angles ``position * scale * inv_freq[pair]``, then scale by *attn_factor*."""
+
+    dims: int
+    interleaved: bool
+    scale: float
+    attn_factor: float
+    inv_freq: mx.array  # [dims / 2] float32, evaluated (a constant of every launch)
+
+
+class Rotary(Protocol):
+    """A model's rotary embedding (`vexel_core.model.layers.RoPE`)."""
+
+    def __call__(self, x: mx.array, positions: mx.array) -> mx.array:
+        """``x[T, H, D]`` rotated at ``positions[T]``."""
+        ...
+
+    def rotation(self) -> Rotation:
+        """The same rotation for a kernel."""
+        ...
+
+
 class AttentionBackend(Protocol):
     """Registered by ``register_attention_backends``; chosen by ``engine.attention_backend``."""
 
@@ -127,8 +152,11 @@ class AttentionBackend(Protocol):
         scale: float,
         softcap: float | None = None,
         window: int | None = None,
+        rope: Rotary | None = None,
     ) -> mx.array:
         """Write ``k``/``v`` to the cache, return attention output ``[T, Hq, D]``.
+
+        *rope*: q and k arrive unrotated; rotate them at ``batch.positions`` first.
 
         *window*: a token at position p sees keys at positions > p - window (llama.cpp's
         sliding-window rule). *softcap*: scores become ``softcap * tanh(scores / softcap)``
