@@ -1,13 +1,16 @@
-"""The whole-step compile against the 33 compiled segments (``ab.py --segment-compile``),
-alternated within one process (GPU machine):
+"""The engine as it is against one `benchmarks/ab.py` change, alternated within one process
+(GPU machine):
 
-    python benchmarks/alternate.py --preset llama3-8b --dtype q4_0 --rounds 6 --tokens 128
+    python benchmarks/alternate.py --rounds 8 --tokens 256 --segment-compile
 
 A GPU machine's host changes speed by up to 1.5x between episodes of tens of seconds, so two
 arms run as separate processes one after the other can differ by more than the change between
 them. Here one engine decodes one request per arm and round, the arms' order rotated each
 round, and each run's median step (wall time of `LLMEngine.step`, the first five steps left
-out) is printed; the verdict is the median over rounds of each round's difference.
+out) is printed; the verdict is the median over rounds of each round's difference. The
+change's patches are found by comparing every attribute of Vexel's modules and classes before
+and after it is applied, and swapped in and out between runs; each arm keeps its own compiled
+steps.
 """
 
 from __future__ import annotations
@@ -17,14 +20,12 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import mlx.core as mx
 
 from vexel_core.bench.random_model import write_random_model
 from vexel_core.config import EngineSettings
 from vexel_core.engine import GenerationRequest, LLMEngine, load_model
-from vexel_core.engine import runner as runner_module
 from vexel_core.model.decoder import DecoderLM
 from vexel_core.plugins import load_plugins
 from vexel_core.sampling.params import SamplingParams
@@ -33,12 +34,30 @@ sys.path.insert(0, str(Path(__file__).parent))
 import ab  # noqa: E402
 
 
-def arms() -> dict[str, dict[str, Any]]:
-    """Each arm's `DecoderLM._decode_compiled` and `runner.table_width`."""
-    whole = {"decode": DecoderLM._decode_compiled, "width": runner_module.table_width}
-    ab.segment_compile()
-    segments = {"decode": DecoderLM._decode_compiled, "width": runner_module.table_width}
-    return {"whole": whole, "segments": segments}
+def attributes() -> dict[tuple[object, str], object]:
+    """Every attribute of Vexel's modules and of the classes they define."""
+    found: dict[tuple[object, str], object] = {}
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("vexel_core"):
+            continue
+        for key, value in vars(module).items():
+            found[(module, key)] = value
+            if isinstance(value, type) and value.__module__ == name:
+                for attr, member in vars(value).items():
+                    found[(value, attr)] = member
+    return found
+
+
+def arms(flag: str) -> dict[str, dict[tuple[object, str], object]]:
+    """Each arm's values of the attributes that *flag*'s change replaces."""
+    before = attributes()
+    ab.CHANGES[flag]()
+    after = attributes()
+    changed = [key for key, value in after.items() if before.get(key, value) is not value]
+    if not changed:
+        raise SystemExit(f"{flag} changed no attribute of vexel_core")
+    return {"as is": {key: before[key] for key in changed},
+            flag: {key: after[key] for key in changed}}
 
 
 def median_step_ms(engine: LLMEngine, prompt: int, tokens: int, tag: str) -> float:
@@ -61,7 +80,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--prompt", type=int, default=128)
     ap.add_argument("--tokens", type=int, default=128)
-    a = ap.parse_args()
+    a, change = ap.parse_known_args()  # what is left: one benchmarks/ab.py change
+    if len(change) != 1 or change[0] not in ab.CHANGES:
+        ap.error(f"give one of benchmarks/ab.py's changes: {', '.join(ab.CHANGES)}")
     host = load_plugins()
     path = write_random_model(Path(a.cache) / f"random-{a.preset}-{a.dtype}.gguf", a.preset,
                               a.dtype)
@@ -70,12 +91,12 @@ def main() -> None:
                                       compiled_decode_rows=1), host)
     model = engine.model
     assert isinstance(model, DecoderLM)
-    patches = arms()
+    patches = arms(change[0])
     traces: dict[str, dict] = {name: {} for name in patches}  # each arm its own traces
 
     def use(name: str) -> None:
-        DecoderLM._decode_compiled = patches[name]["decode"]  # type: ignore[method-assign]
-        runner_module.table_width = patches[name]["width"]  # type: ignore[assignment]
+        for (owner, attr), value in patches[name].items():
+            setattr(owner, attr, value)
         model._steps = traces[name]
 
     names = list(patches)
@@ -90,10 +111,11 @@ def main() -> None:
             results[name].append(median_step_ms(engine, a.prompt, a.tokens, f"{name}-{r}"))
         print(f"round {r}: " + "  ".join(f"{n} {results[n][-1]:.3f} ms" for n in names),
               flush=True)
-    diffs = [w - s for w, s in zip(results["whole"], results["segments"], strict=True)]
+    diffs = [b - c for b, c in zip(*results.values(), strict=True)]
     print("median step ms: " + "  ".join(f"{n} {statistics.median(results[n]):.3f}"
                                          for n in names)
-          + f"  whole - segments, median of rounds: {statistics.median(diffs):+.3f} ms")
+          + f"  ({names[0]}) - ({names[1]}), median of rounds: "
+          + f"{statistics.median(diffs):+.3f} ms")
     mx.synchronize()
 
 
