@@ -6,38 +6,27 @@
 # tree: the carry is limited to 64 MiB). A machine left idle for 30 s is given back: a call
 # that needs the last one's state (llama.cpp's build in /tmp/lc) must follow at once.
 #
-# Written at the end of session 22. Main: unchanged engine (session 21's AddNorm merged). The
-# decode segment (branch next/decode-segment) was measured: 78.5 us a launch against 54.6 for
-# its four launches once its norms' readers loaded the stream by 8-byte loads (184 us before);
-# one request's step 3.41-3.66 against 2.98 ms: not merged. Three engines (slow host): Vexel
-# 267.1, mlx-lm 145.3, llama.cpp 341.5 tok/s. After the device time: the whole-step compile
-# (branch next/whole-step), CPU-tested.
+# Written at the end of session 23. Main: the whole decode step compiled (merged in session
+# 23: median step 2.88 against 3.93 ms for the 33 segments, alternated in one process).
+# Three engines on a slow host: Vexel 283.3, mlx-lm 92.7, llama.cpp 337.3 tok/s. The host's
+# time is now MLX's C++ (~0.6 ms replaying the graph, 1.5-2.3 ms submitting ~200 kernels);
+# the GPU's ~2.45 ms a token. Every kernel removed at no GPU cost shortens the step.
 #
-# 0: (~460 s, s23_c.sh) the whole-step compile (branch next/whole-step, CPU-tested only): one
-#    compiled graph a decode step, attention included, instead of 33 segments with the
-#    attention built in Python between them (~1.1 ms of build a step on a fast host):
-#      git checkout next/whole-step    (it holds s23_c.sh)
-#    Its GPU tests (the in-place writes through a compiled replica, compiled against eager,
-#    the engine), then arms_rounds 2 "vexel" "python3 benchmarks/ab.py --segment-compile".
-#    Merge if the median step is shorter in both rounds. Expected: build ~1.16 -> ~0.5 ms; the
-#    GPU (~2.4 ms) then sets the pace (~400 tok/s), so every GPU microsecond counts after it.
-# 0b: (~470 s, s23_a.sh) the segment with the exit count gone (CPU only so far):
-#      git checkout next/decode-segment    (it holds s23_a.sh too)
-#    (or git apply notes/patches/decode-segment.patch on main). Its GPU tests, then
-#    benchmarks/segment.py --variants (exit-count, block-order: what the per-CTA atomics cost),
-#    then arms_rounds 2. It hooks the 33 segments (`_compiled_segments`): with the whole step
-#    merged it must move into the step's trace (DecoderLM._forward, fused per block pair).
-#    Merge only if the launch is no slower than the four launches and the
-#    median step is shorter in both rounds. If the floor (no-wait) stays ~10 us above them:
-#    s23_b.sh (Nsight Compute on one segment launch and one step of the four launches, stalls
-#    by SASS line), then rms_inv once per phase (the last part writes the inverse beside its
-#    count), or the PARTS arm that won.
-# 1: the paged decode's split with the merge inside the kernel (the last CTA of a KV head to
-#    finish merges), ~11.8 us a layer now.
-# 2: llama.cpp (~270 s build) beside GPU tests whenever a call has room, e.g. the engine's
-#    Hypothesis searches, shortened (they did not finish in 370 s at CI's size):
-#      VEXEL_SEARCH=0.1 timeout 370 python3 -m pytest -q -p no:cacheprovider \
-#        tests/test_engine_interleavings.py tests/test_async_engine_leaving.py --durations=5
+# A: (~450 s, s24_a.sh) the rope inside the paged decode (branch next/rope-in-attention,
+#    CPU-tested only):   git checkout next/rope-in-attention   (it holds s24_a.sh)
+#    alternate.py --separate-rope first (8 rounds), then the GPU tests (the writing kernel
+#    with rotation, the compiled decode, the engine). Merge if the tests pass and the step is
+#    shorter at the median of the rounds' differences.
+# B: the decode segment (branch next/decode-segment) was built for the 33 segments: it must
+#    move into the whole step's trace (DecoderLM._forward, block pairs) before it can be
+#    measured again; its launch (78.5 us) was slower than its four launches (54.6) in
+#    session 22, and the GPU now matters as much as the host. s23_a.sh/s23_b.sh on that
+#    branch still measure the kernel alone (segment.py --variants; Nsight Compute).
+# C: py-spy with native frames at a low rate (--rate 100, 256 tokens) to see what MLX's
+#    async_eval spends ~10 us a kernel on (call G's native run fell 48 s behind at 500 Hz).
+#    The wheel: pip download py-spy --platform manylinux2014_x86_64 into .devkit/pyspy.
+# D: the paged decode's split with the merge inside the kernel (the last CTA of a KV head
+#    merges); for contexts up to 512 tokens there is one span and no merge already.
 # Alternated A/Bs: notes/device-jobs/arms_rounds.sh ROUNDS "arm command" ... (median of the
 # runs' median steps; one slow host episode must not decide a round).
 export VEXEL_CACHE=/tmp/vx

@@ -1,0 +1,21 @@
+# Planned for session 24 (written in session 23), call A, with branch next/rope-in-attention
+# checked out (or notes/patches/rope-in-attention.patch applied on main): the paged decode
+# kernel rotating q and the new keys itself, one MLX rope launch a layer fewer. Its GPU tests
+# (the writing kernel with rotation at every warp count and span count, the compiled decode
+# against eager, the engine), then the step alternated in one process against
+# `ab.py --separate-rope` (the rope before the attention, as main does).
+#   source .devkit/setup.sh && bash notes/device-jobs/s24_a.sh
+: "${OUT:?set OUT to the output folder}"
+export VEXEL_CACHE=/tmp/vx
+t0=$(date +%s)
+timeout 120 python3 benchmarks/alternate.py --rounds 8 --tokens 256 --separate-rope \
+  > $OUT/alternate.txt 2>&1
+echo "== alternate rc $? after $(( $(date +%s) - t0 )) s"; tail -10 $OUT/alternate.txt
+for f in "tests/test_attention_kernels.py -m gpu 150" "tests/test_compiled_decode.py 200" \
+         "tests/test_engine.py 110"; do
+  set -- $f; file=$1; limit=${@: -1}; marks=${@:2:$#-2}
+  timeout $limit python3 -m pytest -q -p no:cacheprovider -rfE --durations=5 \
+    -o faulthandler_timeout=120 $file $marks > $OUT/$(basename $file .py).txt 2>&1
+  echo "== $file rc $? after $(( $(date +%s) - t0 )) s"
+  grep -E "FAILED|ERROR|passed|failed" $OUT/$(basename $file .py).txt | tail -4 | cut -c1-200
+done
