@@ -32,7 +32,7 @@
   attention built operation by operation between them, and block tables as wide as the
   longest sequence's, as before session 22, instead of one compiled step.
 * ``--separate-rope``: q and k rotated by MLX's rope (one call for both heads of a fused
-  q/k/v product) before the attention, as before session 23, instead of by the paged decode
+  q/k/v product) before the attention kernel, as before session 23, instead of by the
   kernel as it reads them.
 """
 
@@ -129,11 +129,12 @@ def segment_compile() -> None:
         if not self._steps:  # (cleared where the traces go stale)
             blocks = self.blocks
 
-            def first(tokens):  # type: ignore[no-untyped-def]
-                return blocks[0].enter((self._embed(tokens), None))
+            def first(tokens, positions):  # type: ignore[no-untyped-def]
+                return blocks[0].enter((self._embed(tokens), None), positions)
 
             def between(i):  # type: ignore[no-untyped-def]
-                return lambda carry, attn: blocks[i + 1].enter(blocks[i].leave(carry, attn))
+                return lambda carry, attn, positions: blocks[i + 1].enter(
+                    blocks[i].leave(carry, attn), positions)
 
             def last(carry, attn):  # type: ignore[no-untyped-def]
                 return self._logits(blocks[-1].leave(carry, attn))
@@ -141,49 +142,21 @@ def segment_compile() -> None:
             functions = [first, *(between(i) for i in range(len(blocks) - 1)), last]
             self._steps["segments"] = [mx.compile(f) for f in functions]
         first, *between, last = self._steps["segments"]
-        qkv, carry = first(tokens)
+        qkv, carry = first(tokens, batch.positions)
         for block, segment in zip(self.blocks[:-1], between, strict=True):
-            qkv, carry = segment(carry, block.attn.attend(qkv, batch))
+            qkv, carry = segment(carry, block.attn.attend(qkv, batch), batch.positions)
         return last(carry, self.blocks[-1].attn.attend(qkv, batch))
 
     DecoderLM._decode_compiled = decode  # type: ignore[method-assign]
 
 
 def separate_rope() -> None:
-    from vexel_core.model.decoder import DecoderLM
     from vexel_core.model.layers import Attention
 
-    forward, project = DecoderLM._forward, Attention.project
-    positions: list = []  # the step's, while its graph is built
-
-    def forward_at(self, tokens, batch):  # type: ignore[no-untyped-def]
-        positions.append(batch.positions)
-        try:
-            return forward(self, tokens, batch)
-        finally:
-            positions.pop()
-
-    def rotated(self, x):  # type: ignore[no-untyped-def]
-        if self.rope is None or self.qkv is None:
-            q, k, v = project(self, x)
-            if self.rope is None:
-                return q, k, v
-            return self.rope(q, positions[-1]), self.rope(k, positions[-1]), v
-        # q's and k's heads side by side in the fused product: one rope call for both
-        o, T = self.opts, x.shape[0]
-        fused, nqk = self.qkv(x), (o.n_heads + o.n_kv_heads) * o.head_dim
-        qk = self.rope(fused[:, :nqk].reshape(T, o.n_heads + o.n_kv_heads, o.head_dim),
-                       positions[-1])
-        v = fused[:, nqk:].reshape(T, o.n_kv_heads, o.head_dim)
-        return qk[:, :o.n_heads], qk[:, o.n_heads:], v
-
     def attend(self, qkv, batch):  # type: ignore[no-untyped-def]
-        o = self.opts
-        return batch.backend(*qkv, layer=self.layer, batch=batch, scale=self.scale,
-                             softcap=o.softcap, window=o.window)
+        return attend_as_is(self, qkv._replace(unrotated=None), batch)
 
-    DecoderLM._forward = forward_at  # type: ignore[method-assign]
-    Attention.project = rotated  # type: ignore[method-assign]
+    attend_as_is = Attention.attend
     Attention.attend = attend  # type: ignore[method-assign]
 
 

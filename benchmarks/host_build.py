@@ -65,7 +65,7 @@ def main() -> None:
     blk = model.blocks[0]
     at, o = blk.attn, blk.attn.opts
     x = mx.random.normal((1, model.embed.weight.shape[1])).astype(model.dtype)
-    q, k, v = at.project(x)
+    q, k, v, _ = at.project(x, batch.positions)
     q = q.reshape(1, o.n_heads, o.head_dim)
     k = k.reshape(1, o.n_kv_heads, o.head_dim)
     v = v.reshape(1, o.n_kv_heads, o.head_dim)
@@ -74,7 +74,7 @@ def main() -> None:
     pieces = {
         "build_batch": lambda: runner.build_batch(sched),
         "attn_norm": lambda: blk.attn_norm(x),
-        "qkv product": lambda: at.project(x),
+        "qkv product, rope": lambda: at.project(x, batch.positions),
         "rope (q)": lambda: at.rope(q, batch.positions),
         "attention backend": lambda: batch.backend(q, k, v, layer=0, batch=batch,
                                                    scale=at.scale),

@@ -1,10 +1,10 @@
 """The attention contract: one metadata object per engine step, one backend call per layer.
 
 The engine flattens every scheduled sequence's new tokens into one batch ``[T]``. For each
-layer the model computes ``q[T, Hq, D]``, ``k[T, Hkv, D]``, ``v[T, Hkv, D]`` and calls the
-backend with its rotary embedding (`Rotary`), which the backend applies to q and k at
-``batch.positions`` (a kernel may do it as it reads them), writes ``k``/``v`` into the paged
-cache at ``batch.slot_mapping`` and returns ``out[T, Hq, D]``: each token attends to its sequence's
+layer the model computes ``q[T, Hq, D]``, ``k[T, Hkv, D]``, ``v[T, Hkv, D]`` (rotary
+applied; unrotated too, for a kernel that rotates as it reads) and calls the backend, which
+writes ``k``/``v`` into the paged cache at ``batch.slot_mapping`` and returns
+``out[T, Hq, D]``: each token attends to its sequence's
 cached tokens and to the new tokens before it — or, when ``batch.query_masks`` gives one, to
 the new tokens that mask allows (speculative tree verification: each candidate sees only its
 ancestors). Soft-cap and sliding window are per call, since they vary per layer (Gemma 2).
@@ -124,16 +124,12 @@ class Rotation(NamedTuple):
     inv_freq: mx.array  # [dims / 2] float32, evaluated (a constant of every launch)
 
 
-class Rotary(Protocol):
-    """A model's rotary embedding (`vexel_core.model.layers.RoPE`)."""
+class Unrotated(NamedTuple):
+    """A step's q and k before their rotary embedding, and the embedding (`Rotation`)."""
 
-    def __call__(self, x: mx.array, positions: mx.array) -> mx.array:
-        """``x[T, H, D]`` rotated at ``positions[T]``."""
-        ...
-
-    def rotation(self) -> Rotation:
-        """The same rotation for a kernel."""
-        ...
+    q: mx.array
+    k: mx.array
+    rotation: Rotation
 
 
 class AttentionBackend(Protocol):
@@ -152,11 +148,13 @@ class AttentionBackend(Protocol):
         scale: float,
         softcap: float | None = None,
         window: int | None = None,
-        rope: Rotary | None = None,
+        unrotated: Unrotated | None = None,
     ) -> mx.array:
         """Write ``k``/``v`` to the cache, return attention output ``[T, Hq, D]``.
 
-        *rope*: q and k arrive unrotated; rotate them at ``batch.positions`` first.
+        *unrotated*: q and k before their rotation, for a kernel that rotates as it reads
+        them. MLX computes only what is used: a backend that takes these leaves q and k,
+        built lazily, uncomputed.
 
         *window*: a token at position p sees keys at positions > p - window (llama.cpp's
         sliding-window rule). *softcap*: scores become ``softcap * tanh(scores / softcap)``

@@ -40,13 +40,13 @@ the norm in one launch, or (delta a `Product`, one row on CUDA) in the product's
 
 class Block(nn.Module):
     """A transformer block in two halves around its attention's use of the KV cache: `enter`
-    (up to q, k, v, not yet rotated) and `leave` (from the attention's output to the block's).
+    (up to the rotated q, k, v) and `leave` (from the attention's output to the block's).
     Neither touches the cache: each may be compiled apart from the attention (as decode steps
     were until session 22, `benchmarks/ab.py --segment-compile`)."""
 
     attn: Attention
 
-    def enter(self, x: Stream) -> tuple[QKV, Carry]:
+    def enter(self, x: Stream, positions: mx.array) -> tuple[QKV, Carry]:
         """The attention's inputs for the stream *x* and what `leave` needs besides its
         output."""
         raise NotImplementedError
@@ -57,7 +57,7 @@ class Block(nn.Module):
         raise NotImplementedError
 
     def __call__(self, x: Stream, batch: AttentionBatch) -> Stream:
-        qkv, carry = self.enter(x)
+        qkv, carry = self.enter(x, batch.positions)
         return self.leave(carry, self.attn.attend(qkv, batch))
 
 
@@ -75,9 +75,9 @@ class PreNormBlock(Block):
         self.attn_norm, self.attn, self.mlp_norm, self.mlp = attn_norm, attn, mlp_norm, mlp
         self.post_attn_norm, self.post_mlp_norm = post_attn_norm, post_mlp_norm
 
-    def enter(self, x: Stream) -> tuple[QKV, Carry]:
+    def enter(self, x: Stream, positions: mx.array) -> tuple[QKV, Carry]:
         h, n = self.attn_norm.add(*x)
-        return self.attn.project(n), (h,)
+        return self.attn.project(n, positions), (h,)
 
     def leave(self, carry: Carry, attn: mx.array) -> Stream:
         out = self.attn.output(attn)
@@ -95,9 +95,9 @@ class ParallelBlock(Block):
         super().__init__()
         self.norm, self.attn, self.mlp = norm, attn, mlp
 
-    def enter(self, x: Stream) -> tuple[QKV, Carry]:
+    def enter(self, x: Stream, positions: mx.array) -> tuple[QKV, Carry]:
         s, h = self.norm.add(*x)
-        return self.attn.project(h), (s, h)
+        return self.attn.project(h, positions), (s, h)
 
     def leave(self, carry: Carry, attn: mx.array) -> Stream:
         x, h = carry

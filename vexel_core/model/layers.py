@@ -10,11 +10,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import mlx.core as mx
 import mlx.nn as nn
 
-from vexel_core.attention.base import AttentionBatch, Rotation
+from vexel_core.attention.base import AttentionBatch, Rotation, Unrotated
 from vexel_core.gpu import kernel_backend, on_cuda
 from vexel_core.model import kernels
 from vexel_core.model.linear import Linear
@@ -197,7 +198,15 @@ class LongRoPE:
         return self.active.rotation()
 
 
-QKV = tuple[mx.array, mx.array, mx.array]
+class QKV(NamedTuple):
+    """An attention's inputs: ``q[T, Hq, D]``, ``k``/``v`` ``[T, Hkv, D]``, q and k rotated;
+    and q and k before it with the rotation (`Unrotated`), for a backend whose kernel rotates
+    as it reads them."""
+
+    q: mx.array
+    k: mx.array
+    v: mx.array
+    unrotated: Unrotated | None = None
 
 
 @dataclass(frozen=True)
@@ -240,26 +249,38 @@ class Attention(nn.Module):
 
     # Three parts, called in turn by a block (`model.decoder.Block`), which may compile the
     # first and last apart from the attention: only `attend` touches the KV cache.
-    def project(self, x: mx.array) -> QKV:
-        """``q[T, Hq, D]``, ``k``/``v`` ``[T, Hkv, D]`` for *x*, not yet rotated."""
+    def project(self, x: mx.array, positions: mx.array) -> QKV:
+        """q, k, v for *x*, q and k rotated at *positions*. MLX builds arrays lazily: the
+        rotated q and k cost nothing where the backend takes `QKV.unrotated` instead."""
         o = self.opts
         T, hq, hkv = x.shape[0], o.n_heads, o.n_kv_heads
         if self.qkv is not None:
             fused, nqk = self.qkv(x), (hq + hkv) * o.head_dim
             qk = fused[:, :nqk].reshape(T, hq + hkv, o.head_dim)
             v = fused[:, nqk:].reshape(T, hkv, o.head_dim)
-            return qk[:, :hq], qk[:, hq:], v
+            q, k = qk[:, :hq], qk[:, hq:]
+            if self.rope is None:
+                return QKV(q, k, v)
+            # q's and k's heads sit side by side: one rope call rotates both (a decode step
+            # is mostly per-launch cost; notes/engine-gpu.md, session 9)
+            rotated = self.rope(qk, positions)
+            return QKV(rotated[:, :hq], rotated[:, hq:], v,
+                       Unrotated(q, k, self.rope.rotation()))
         assert self.q is not None and self.k is not None and self.v is not None
-        return (self.q(x).reshape(T, hq, o.head_dim), self.k(x).reshape(T, hkv, o.head_dim),
-                self.v(x).reshape(T, hkv, o.head_dim))
+        q = self.q(x).reshape(T, hq, o.head_dim)
+        k = self.k(x).reshape(T, hkv, o.head_dim)
+        v = self.v(x).reshape(T, hkv, o.head_dim)
+        if self.rope is None:
+            return QKV(q, k, v)
+        return QKV(self.rope(q, positions), self.rope(k, positions), v,
+                   Unrotated(q, k, self.rope.rotation()))
 
     def attend(self, qkv: QKV, batch: AttentionBatch) -> mx.array:
-        """The backend's rotation of q and k, cache write and attention: ``[T, Hq, D]``. The
-        rotation is the backend's so that a decode kernel may do it as it reads q and k (one
-        launch a layer fewer; `vexel_core.attention.kernels`)."""
+        """The backend's cache write and attention: ``[T, Hq, D]``."""
         o = self.opts
-        return batch.backend(*qkv, layer=self.layer, batch=batch, scale=self.scale,
-                             softcap=o.softcap, window=o.window, rope=self.rope)
+        return batch.backend(qkv.q, qkv.k, qkv.v, layer=self.layer, batch=batch,
+                             scale=self.scale, softcap=o.softcap, window=o.window,
+                             unrotated=qkv.unrotated)
 
     def output(self, attn: mx.array) -> Product:
         """The output projection of *attn* ``[T, Hq, D]``, left to the residual add after it."""
