@@ -4,10 +4,10 @@ The engine flattens every scheduled sequence's new tokens into one batch ``[T]``
 layer the model computes ``q[T, Hq, D]``, ``k[T, Hkv, D]``, ``v[T, Hkv, D]`` (rotary
 applied; unrotated too, for a kernel that rotates as it reads) and calls the backend, which
 writes ``k``/``v`` into the paged cache at ``batch.slot_mapping`` and returns
-``out[T, Hq, D]``: each token attends to its sequence's
-cached tokens and to the new tokens before it — or, when ``batch.query_masks`` gives one, to
-the new tokens that mask allows (speculative tree verification: each candidate sees only its
-ancestors). Soft-cap and sliding window are per call, since they vary per layer (Gemma 2).
+``out[T, Hq, D]``: each token attends to its sequence's cached tokens and to the new tokens
+before it — or, when ``batch.query_masks`` gives one, to the new tokens that mask allows
+(speculative tree verification: each candidate sees only its ancestors). Soft-cap and sliding
+window are per call, since they vary per layer (Gemma 2).
 """
 
 from __future__ import annotations

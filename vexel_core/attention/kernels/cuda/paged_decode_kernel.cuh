@@ -49,9 +49,9 @@
 // H200 it took 4-13% off a layer's attention at every launcher shape of 1 and 16 sequences
 // (session 13, benchmarks/decode_attention.py, notes/gpu-kernels.md).
 //
-// ROPE (iparams[2] > 0; `Rope` in paged_decode.cuh): q and the new keys arrive unrotated and
-// are rotated at the query's position (ctx - 1) as they are read, each rounded to T as a
-// rotation before the kernel would leave it; one launch a layer fewer than MLX's rope kernel.
+// Rotation (iparams[2] > 0; `Rope` in rope.cuh): q and the new keys arrive unrotated and are
+// rotated at the query's position (ctx - 1) as they are read, each element rounded to T as
+// MLX's rope would leave it; one launch a layer fewer than that rope kernel.
 //
 // Split context (iparams[1] = S > 1, for long contexts of batches too small to fill the GPU):
 // CTA (sequence, KV head, split) takes one span of the context and writes its (max, sum,
