@@ -48,16 +48,32 @@ def attributes() -> dict[tuple[object, str], object]:
     return found
 
 
+ABSENT = object()  # an attribute that one arm does not have
+
+
 def arms(flag: str) -> dict[str, dict[tuple[object, str], object]]:
-    """Each arm's values of the attributes that *flag*'s change replaces."""
+    """Each arm's values of the attributes that *flag*'s change replaces or adds (`ABSENT`
+    where an arm lacks one); the change stays applied. A change that touches no attribute
+    (one that mutates an object in place, or patches MLX) cannot be swapped: refused."""
     before = attributes()
     ab.CHANGES[flag]()
     after = attributes()
-    changed = [key for key, value in after.items() if before.get(key, value) is not value]
+    changed = [key for key, value in after.items() if before.get(key, ABSENT) is not value]
+    changed += [key for key in before if key not in after]
     if not changed:
-        raise SystemExit(f"{flag} changed no attribute of vexel_core")
-    return {"as is": {key: before[key] for key in changed},
-            flag: {key: after[key] for key in changed}}
+        raise SystemExit(f"{flag} changed no attribute of vexel_core: it cannot be swapped")
+    return {"as is": {key: before.get(key, ABSENT) for key in changed},
+            flag: {key: after.get(key, ABSENT) for key in changed}}
+
+
+def swap_in(values: dict[tuple[object, str], object]) -> None:
+    """Give each attribute its value in one arm (`arms`)."""
+    for (owner, attr), value in values.items():
+        if value is ABSENT:
+            if attr in vars(owner):
+                delattr(owner, attr)
+        else:
+            setattr(owner, attr, value)
 
 
 def median_step_ms(engine: LLMEngine, prompt: int, tokens: int, tag: str) -> float:
@@ -95,8 +111,7 @@ def main() -> None:
     traces: dict[str, dict] = {name: {} for name in patches}  # each arm its own traces
 
     def use(name: str) -> None:
-        for (owner, attr), value in patches[name].items():
-            setattr(owner, attr, value)
+        swap_in(patches[name])
         model._steps = traces[name]
 
     names = list(patches)

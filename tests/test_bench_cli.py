@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import benchmark_module
 
 
@@ -99,3 +101,31 @@ def test_gpu_timeline_where_gives_each_grids_spread_and_the_last_launches(capsys
     assert "'paged_decode': 10 launches" in out
     assert "grid [8, 1, 1]: 10 x 20.0 us (p10 10.0, median 10.0, p90 20.0, max 110.0)" in out
     assert "last 3 launches, us: 10 10 110" in out
+
+
+def test_alternate_finds_a_changes_patches_and_swaps_them_both_ways(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """benchmarks/alternate.py finds what an ab.py change patched by comparing Vexel's
+    attributes before and after: a method replaced and an attribute added, both swapped out
+    and back in; a change that patches nothing of Vexel's is refused."""
+    alternate = benchmark_module("alternate")
+    from vexel_core.model.layers import Norm, RMSNorm
+
+    as_is = RMSNorm.add
+    monkeypatch.setattr(RMSNorm, "add", as_is)  # restored after the test, whatever happens
+
+    def change() -> None:
+        RMSNorm.add = Norm.add  # type: ignore[method-assign]
+        RMSNorm.extra = 1  # type: ignore[attr-defined]
+
+    monkeypatch.setitem(alternate.ab.CHANGES, "--change", change)
+    patches = alternate.arms("--change")
+    assert set(patches["as is"]) == {(RMSNorm, "add"), (RMSNorm, "extra")}
+    alternate.swap_in(patches["as is"])
+    assert RMSNorm.add is as_is and not hasattr(RMSNorm, "extra")
+    alternate.swap_in(patches["--change"])
+    assert RMSNorm.add is Norm.add and RMSNorm.extra == 1  # type: ignore[attr-defined]
+    alternate.swap_in(patches["as is"])
+
+    monkeypatch.setitem(alternate.ab.CHANGES, "--nothing", lambda: None)
+    with pytest.raises(SystemExit, match="changed no attribute"):
+        alternate.arms("--nothing")
