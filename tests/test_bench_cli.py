@@ -145,3 +145,17 @@ def test_spy_summary_counts_frames_under_a_frame() -> None:
     assert leaf == {"eval_gpu": 5, "build": 3, "f": 2}
     total, inclusive, leaf = spy.summarise(lines, "async_eval")
     assert total == 5 and "step" not in inclusive and leaf == {"eval_gpu": 5}
+
+
+def test_step_graph_counts_the_operations_of_a_graph(tmp_path: Path) -> None:
+    """benchmarks/step_graph.py counts a built graph's operations by primitive, from what
+    MLX's `export_to_dot` writes for it (here a small graph: a product, then glue)."""
+    import mlx.core as mx
+
+    step_graph = benchmark_module("step_graph")
+    a = mx.ones((4, 4))
+    out = (a @ a).reshape(16)[:3].astype(mx.float16)
+    mx.export_to_dot(str(tmp_path / "g.dot"), out)
+    counts = step_graph.primitives((tmp_path / "g.dot").read_text())
+    assert counts["Matmul"] == 1 and counts["Reshape"] == 1 and counts["Slice"] == 1
+    assert counts["AsType"] == 1

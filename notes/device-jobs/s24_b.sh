@@ -1,5 +1,7 @@
 # Planned for session 24 (written in session 23), call B (main, or the rope branch if it
-# merged): what MLX's async_eval does with its ~10 us a kernel, seen from native frames.
+# merged): the operations of one built step (benchmarks/step_graph.py: kernels and glue,
+# each an array MLX's replay makes), then what MLX's async_eval does with its ~10 us a
+# kernel, seen from native frames.
 # Session 23's call G ran py-spy --native at 500 Hz: it fell 48 s behind and was cut off.
 # Here 100 Hz over a longer decode (first compiles are a smaller share), then the frames
 # under async_eval (benchmarks/spy_summary.py). Carry [".devkit/wheels", ".devkit/setup.sh",
@@ -9,6 +11,8 @@
 : "${OUT:?set OUT to the output folder}"
 export VEXEL_CACHE=/tmp/vx
 t0=$(date +%s)
+timeout 90 python3 benchmarks/step_graph.py > $OUT/step_graph.txt 2>&1
+echo "== step_graph rc $? after $(( $(date +%s) - t0 )) s"; head -30 $OUT/step_graph.txt
 python3 -m pip install -q --no-index --no-deps --target /tmp/pyspy .devkit/pyspy/*.whl
 export PATH=/tmp/pyspy/bin:$PATH
 W="bench --random llama3-8b --dtype q4_0 -n 1 --prompt-len 128 --output-len 2048 --kv-cache-memory 16GiB"
