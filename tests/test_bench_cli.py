@@ -129,3 +129,33 @@ def test_alternate_finds_a_changes_patches_and_swaps_them_both_ways(monkeypatch)
     monkeypatch.setitem(alternate.ab.CHANGES, "--nothing", lambda: None)
     with pytest.raises(SystemExit, match="changed no attribute"):
         alternate.arms("--nothing")
+
+
+def test_spy_summary_counts_frames_under_a_frame() -> None:
+    """benchmarks/spy_summary.py: collapsed stacks summed per frame (file and line dropped),
+    each frame once per sample however deep it recurs, and --under keeping only the samples
+    that pass through a frame, counted from that frame down."""
+    spy = benchmark_module("spy_summary")
+    lines = ["main (a.py:1);step (b.py:2);async_eval (c.py:3);eval_gpu (x.cpp:9) 5\n",
+             "main (a.py:1);step (b.py:2);build (b.py:7) 3\n",
+             "main (a.py:1);f (a.py:4);f (a.py:4) 2\n",
+             "not a stack line\n"]
+    total, inclusive, leaf = spy.summarise(lines, None)
+    assert total == 10 and inclusive["main"] == 10 and inclusive["f"] == 2
+    assert leaf == {"eval_gpu": 5, "build": 3, "f": 2}
+    total, inclusive, leaf = spy.summarise(lines, "async_eval")
+    assert total == 5 and "step" not in inclusive and leaf == {"eval_gpu": 5}
+
+
+def test_step_graph_counts_the_operations_of_a_graph(tmp_path: Path) -> None:
+    """benchmarks/step_graph.py counts a built graph's operations by primitive, from what
+    MLX's `export_to_dot` writes for it (here a small graph: a product, then glue)."""
+    import mlx.core as mx
+
+    step_graph = benchmark_module("step_graph")
+    a = mx.ones((4, 4))
+    out = (a @ a).reshape(16)[:3].astype(mx.float16)
+    mx.export_to_dot(str(tmp_path / "g.dot"), out)
+    counts = step_graph.primitives((tmp_path / "g.dot").read_text())
+    assert counts["Matmul"] == 1 and counts["Reshape"] == 1 and counts["Slice"] == 1
+    assert counts["AsType"] == 1

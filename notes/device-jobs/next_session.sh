@@ -22,9 +22,13 @@
 #    measured again; its launch (78.5 us) was slower than its four launches (54.6) in
 #    session 22, and the GPU now matters as much as the host. s23_a.sh/s23_b.sh on that
 #    branch still measure the kernel alone (segment.py --variants; Nsight Compute).
-# C: py-spy with native frames at a low rate (--rate 100, 256 tokens) to see what MLX's
-#    async_eval spends ~10 us a kernel on (call G's native run fell 48 s behind at 500 Hz).
-#    The wheel: pip download py-spy --platform manylinux2014_x86_64 into .devkit/pyspy.
+# C: (~300 s, s24_b.sh) the step's operations by primitive (benchmarks/step_graph.py: how
+#    much of the 0.6 ms replay is glue: reshapes, slices, casts), then py-spy with native
+#    frames at 100 Hz to see what MLX's async_eval
+#    spends ~10 us a kernel on (call G's native run fell 48 s behind at 500 Hz), summed by
+#    benchmarks/spy_summary.py --under async_eval. notes/mlx-cuda-host-cost.md (MLX's source,
+#    read) says what to expect: the graph rebuilt node by node each step, the source hash,
+#    per-input bookkeeping.
 # D: the paged decode's split with the merge inside the kernel (the last CTA of a KV head
 #    merges); for contexts up to 512 tokens there is one span and no merge already.
 # Alternated A/Bs: notes/device-jobs/arms_rounds.sh ROUNDS "arm command" ... (median of the

@@ -1,0 +1,59 @@
+"""Where a py-spy profile's time goes, by frame: collapsed stacks (``py-spy record --format
+raw``, native frames with ``--native``) summed per frame, inclusive and as the leaf.
+
+    python benchmarks/spy_summary.py spy.txt [--under async_eval] [--top 30]
+
+``--under NAME`` keeps the samples whose stack passes through a frame whose text contains
+NAME (e.g. ``async_eval``: MLX's submit of a built step) and shares are of those samples.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from collections.abc import Iterable
+
+
+def frame_name(frame: str) -> str:
+    """A frame without its file and line: ``eval_gpu (mlx/...cpp:42)`` -> ``eval_gpu``."""
+    return frame.split(" (", 1)[0]
+
+
+def summarise(lines: Iterable[str], under: str | None) -> tuple[int, Counter[str], Counter[str]]:
+    """(samples kept, inclusive samples per frame, leaf samples per frame)."""
+    total, inclusive, leaf = 0, Counter[str](), Counter[str]()
+    for line in lines:
+        stack, _, count = line.rstrip("\n").rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        frames = [frame_name(f) for f in stack.split(";")]
+        if under is not None:
+            at = next((i for i, f in enumerate(frames) if under in f), None)
+            if at is None:
+                continue
+            frames = frames[at:]
+        n = int(count)
+        total += n
+        for f in set(frames):
+            inclusive[f] += n
+        leaf[frames[-1]] += n
+    return total, inclusive, leaf
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("profile")
+    ap.add_argument("--under")
+    ap.add_argument("--top", type=int, default=30)
+    a = ap.parse_args()
+    with open(a.profile) as f:
+        total, inclusive, leaf = summarise(f, a.under)
+    print(f"{total} samples" + (f" under {a.under!r}" if a.under else ""))
+    for title, counts in (("inclusive", inclusive), ("leaf", leaf)):
+        print(f"-- {title}")
+        for name, n in counts.most_common(a.top):
+            print(f"{n / max(total, 1):6.1%}  {name[:140]}")
+
+
+if __name__ == "__main__":
+    main()
