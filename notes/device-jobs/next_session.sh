@@ -24,14 +24,15 @@
 #    branch still measure the kernel alone (segment.py --variants; Nsight Compute).
 # C: (~300 s, s24_b.sh) the step's operations by primitive (benchmarks/step_graph.py: how
 #    much of the 0.6 ms replay is glue: reshapes, slices, casts), then py-spy with native
-#    frames at 100 Hz to see what MLX's async_eval
-#    spends ~10 us a kernel on (call G's native run fell 48 s behind at 500 Hz), summed by
+#    frames at 100 Hz to see what MLX's async_eval spends ~10 us a kernel on (call G's
+#    native run fell 48 s behind at 500 Hz), summed by
 #    benchmarks/spy_summary.py --under async_eval. notes/mlx-cuda-host-cost.md (MLX's source,
 #    read) says what to expect: the graph rebuilt node by node each step, the source hash,
 #    per-input bookkeeping.
 # D: the paged decode's split with the merge inside the kernel (the last CTA of a KV head
 #    merges); for contexts up to 512 tokens there is one span and no merge already.
-# Alternated A/Bs: notes/device-jobs/arms_rounds.sh ROUNDS "arm command" ... (median of the
-# runs' median steps; one slow host episode must not decide a round).
+# Alternated A/Bs: benchmarks/alternate.py CHANGE (one process, any ab.py change; session 23
+# found separate processes too noisy for a 1 ms change), or for whole commands
+# notes/device-jobs/arms_rounds.sh ROUNDS "arm command" ... (median of the runs' medians).
 export VEXEL_CACHE=/tmp/vx
 echo "see the comment above: each call runs its own script"; exit 2
