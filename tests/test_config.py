@@ -74,20 +74,22 @@ def test_cli_reports_a_bad_setting_in_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
-def test_whole_step_graphs_on_cuda_alone_and_never_over_the_users_choice(
+def test_cuda_graph_defaults_on_cuda_alone_and_never_over_the_users_choice(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # vexel_core.gpu.prefer_whole_step_graphs: MLX's graph limits raised where MLX computes on
-    # CUDA, a value already in the environment kept, nothing set elsewhere (Apple GPUs, CPU)
+    # vexel_core.gpu.set_cuda_graph_defaults: MLX's graph limits raised and its graph cache's
+    # thrashing error turned off where MLX computes on CUDA, a value already in the
+    # environment kept, nothing set elsewhere (Apple GPUs, CPU)
     import vexel_core.gpu as gpu
 
-    keys = ("MLX_MAX_OPS_PER_BUFFER", "MLX_MAX_MB_PER_BUFFER")
-    for cuda, preset, expected in [(True, None, ("400", "100000")), (True, "50", ("50", "100000")),
-                                   (False, None, (None, None))]:
+    keys = ("MLX_MAX_OPS_PER_BUFFER", "MLX_MAX_MB_PER_BUFFER", "MLX_ENABLE_CACHE_THRASHING_CHECK")
+    for cuda, preset, expected in [(True, None, ("400", "100000", "0")),
+                                   (True, "50", ("50", "100000", "0")),
+                                   (False, None, (None, None, None))]:
         for key in keys:  # (set first, so that monkeypatch restores the key's absence too)
             monkeypatch.setenv(key, "")
             monkeypatch.delenv(key)
         if preset is not None:
             monkeypatch.setenv(keys[0], preset)
         monkeypatch.setattr(gpu, "_cuda_available", lambda cuda=cuda: cuda)
-        gpu.prefer_whole_step_graphs()
+        gpu.set_cuda_graph_defaults()
         assert tuple(os.environ.get(key) for key in keys) == expected

@@ -2,8 +2,8 @@
 family of Vexel's own kernels runs there (`kernel_backend`), how weights get into its
 memory (`device_resident`), how a CUDA kernel's header names its sources (`cuda_header`),
 how a kernel is made from its source files (`source_kernel`), its constant inputs
-(`float_constant`), MLX's CUDA graph sizes
-(`prefer_whole_step_graphs`), and the shape of the kernels' tiny outputs (`TOKEN_SHAPE`)."""
+(`float_constant`), MLX's CUDA graph settings
+(`set_cuda_graph_defaults`), and the shape of the kernels' tiny outputs (`TOKEN_SHAPE`)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def _cuda_available() -> bool:
         return False
 
 
-def prefer_whole_step_graphs() -> None:
+def set_cuda_graph_defaults() -> None:
     """On CUDA, let MLX replay a whole decode step as one CUDA graph (up to 400 kernels and
     100 GB of inputs), where its defaults on an H100/H200 end a graph every 100 kernels or
     1 GB read: one Q4_0 Llama-3-8B token (~280 kernels, 4.5 GB of weights) was then about five
@@ -50,13 +50,22 @@ def prefer_whole_step_graphs() -> None:
     default: 2.58-2.80). For 64-row steps (session 7) larger graphs moved time from submitting
     to waiting without changing the step. MLX reads the settings once, when it first computes
     on the GPU: this runs when Vexel is imported, and a value the user set is kept. Apple GPUs
-    keep MLX's defaults (never measured there)."""
+    keep MLX's defaults (never measured there).
+
+    And never let MLX fail a step over its cache of graph executables: it counts every miss
+    for the life of the process and throws ("Cache thrashing is happening") once they pass
+    twice its 400 entries (mlx/backend/cuda/lru_cache.h, MLX 0.32), from inside the submit
+    of a step. A server meets a new graph shape with each new mix of prompts and decodes in a
+    step; past 800 over its life, every such step would fail its requests. With the check off
+    MLX evicts the least recently used executable and instantiates anew (milliseconds).
+    (notes/mlx-cuda-host-cost.md)"""
     if _cuda_available():
         os.environ.setdefault("MLX_MAX_OPS_PER_BUFFER", "400")
         os.environ.setdefault("MLX_MAX_MB_PER_BUFFER", "100000")
+        os.environ.setdefault("MLX_ENABLE_CACHE_THRASHING_CHECK", "0")
 
 
-prefer_whole_step_graphs()
+set_cuda_graph_defaults()
 
 
 def kernel_backend() -> str | None:
