@@ -8,7 +8,7 @@
 : "${OUT:?set OUT to the output folder}"
 export VEXEL_CACHE=/tmp/vx
 t0=$(date +%s)
-timeout 120 python3 benchmarks/alternate.py --rounds 8 --tokens 256 --separate-rope \
+timeout 160 python3 benchmarks/alternate.py --rounds 8 --tokens 256 --separate-rope \
   > $OUT/alternate.txt 2>&1
 echo "== alternate rc $? after $(( $(date +%s) - t0 )) s"; tail -10 $OUT/alternate.txt
 for f in "tests/test_attention_kernels.py -m gpu 150" "tests/test_compiled_decode.py 200" \
