@@ -29,8 +29,13 @@
 #    benchmarks/spy_summary.py --under async_eval. notes/mlx-cuda-host-cost.md (MLX's source,
 #    read) says what to expect: the graph rebuilt node by node each step, the source hash,
 #    per-input bookkeeping.
-# D: the paged decode's split with the merge inside the kernel (the last CTA of a KV head
-#    merges); for contexts up to 512 tokens there is one span and no merge already.
+# D: (~400 s, s24_c.sh; prepare .ab first, as its header says, and delete .ab after) the
+#    split paged decode merging its spans inside the kernel on CUDA (branch
+#    next/merge-in-kernel, stacked on next/rope-in-attention; CPU-tested only): no merge
+#    launch in each layer of a decode step whose context is over 512 tokens. Its GPU tests
+#    (three spans, every warp count, the counts back at zero), then a 4,000-token context
+#    against the branch below it. Merge after the rope branch if the tests pass and the step
+#    is shorter.
 # Alternated A/Bs: benchmarks/alternate.py CHANGE (one process, any ab.py change; session 23
 # found separate processes too noisy for a 1 ms change), or for whole commands
 # notes/device-jobs/arms_rounds.sh ROUNDS "arm command" ... (median of the runs' medians).
