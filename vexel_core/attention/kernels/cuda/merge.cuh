@@ -25,7 +25,9 @@ __device__ __forceinline__ float merged(const float* p, int splits, int d) {
 // CTAs of (seq, kvh) to count merges the REP heads' spans into out and zeroes the count for
 // the next launch. Ordered as gemv_int8's AddNorm orders its grid: the CTA's barrier, then
 // its thread 0 alone fences (release) and counts, and in the last CTA fences again (acquire)
-// before the barrier that lets its threads read.
+// before the barrier that lets its threads read. Its fences are __threadfence (fence.sc.gpu),
+// where the AddNorm's are vx::fence_acq_rel (quant/kernels/cuda/memory.cuh, which needs the
+// quantized kernels' other headers): two a CTA, unmeasured on the GPU as yet.
 template <class T, int D, int REP, int WARPS>
 __device__ __forceinline__ void merge_last(const float* part, const unsigned* counters, int seq,
                                            int kvh, int n_kv, int splits, T* out) {
