@@ -3,7 +3,7 @@
 
     python benchmarks/ab.py [--inline-headers] [--float-one-row] [--plain-norm-add] \
         [--unfused-glu] [--separate-cache-write] [--long-bodies] [--separate-step-arrays] \
-        [--tiny-tokens] [--separate-add-norm] [--segment-compile] \
+        [--tiny-tokens] [--separate-add-norm] [--segment-compile] [--separate-rope] \
         bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
@@ -31,6 +31,9 @@
   each block's attention output to the next one's; the last to the logits) with the
   attention built operation by operation between them, and block tables as wide as the
   longest sequence's, as before session 22, instead of one compiled step.
+* ``--separate-rope``: q and k rotated by MLX's rope (one call for both heads of a fused
+  q/k/v product) before the attention kernel, as before session 23, instead of by the
+  kernel as it reads them.
 """
 
 from __future__ import annotations
@@ -147,11 +150,22 @@ def segment_compile() -> None:
     DecoderLM._decode_compiled = decode  # type: ignore[method-assign]
 
 
+def separate_rope() -> None:
+    from vexel_core.model.layers import Attention
+
+    def attend(self, qkv, batch):  # type: ignore[no-untyped-def]
+        return attend_as_is(self, qkv._replace(unrotated=None), batch)
+
+    attend_as_is = Attention.attend
+    Attention.attend = attend  # type: ignore[method-assign]
+
+
 CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--plain-norm-add": plain_norm_add, "--unfused-glu": unfused_glu,
            "--separate-cache-write": separate_cache_write, "--long-bodies": long_bodies,
            "--separate-step-arrays": separate_step_arrays, "--tiny-tokens": tiny_tokens,
-           "--separate-add-norm": separate_add_norm, "--segment-compile": segment_compile}
+           "--separate-add-norm": separate_add_norm, "--segment-compile": segment_compile,
+           "--separate-rope": separate_rope}
 
 
 def main() -> None:

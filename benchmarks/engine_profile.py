@@ -127,13 +127,14 @@ def main() -> None:
         mx.eval(outs)
 
     x = mx.random.normal((B, model.embed.weight.shape[1])).astype(model.dtype)
+    positions = mx.arange(B, dtype=mx.int32)
 
     def matmuls() -> None:
         h = x
         outs = []
         for blk in model.blocks:
             at = blk.attn
-            outs += [*at._project(h), at.out(h), blk.mlp(h)]
+            outs += [*at.project(h, positions)[:3], at.out(h), blk.mlp(h)]
         outs.append(model.head(h))
         mx.eval(outs)
 

@@ -65,7 +65,7 @@ def main() -> None:
     blk = model.blocks[0]
     at, o = blk.attn, blk.attn.opts
     x = mx.random.normal((1, model.embed.weight.shape[1])).astype(model.dtype)
-    q, k, v = at.project(x, batch.positions)
+    q, k, v, _ = at.project(x, batch.positions)
     q = q.reshape(1, o.n_heads, o.head_dim)
     k = k.reshape(1, o.n_kv_heads, o.head_dim)
     v = v.reshape(1, o.n_kv_heads, o.head_dim)

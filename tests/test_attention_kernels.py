@@ -22,6 +22,7 @@ from tests.helpers import benchmark_module
 from vexel_core.attention import kernels
 from vexel_core.attention.backends import attend_by_hand
 from vexel_core.gpu import kernel_backend
+from vexel_core.model.layers import RoPE
 
 BS = 16
 
@@ -88,21 +89,28 @@ def emulator(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyp
 
 
 def emulated_decode(binary, q, k_pool, v_pool, tables, ctx, scale, softcap, window, splits,  # type: ignore[no-untyped-def]
-                    warps, new=None):
+                    warps, new=None, rope=None):
     """The emulated kernel's output; with *new* = (k_new, v_new, new_slots), rows of k_new and
     v_new ``[B, Hkv, DS]`` (DS >= D: the first D elements are the row), the kernel's cache write
-    too, and the output comes with the pools as the kernel left them."""
+    too, and the output comes with the pools as the kernel left them. *rope*: a `RoPE` the
+    kernel applies to q and the new keys (`Rotation`)."""
     B, Hq, D = q.shape
     Hkv = k_pool.shape[1]
     ds = D if new is None else new[0].shape[2]
     args = [B, Hq, Hkv, D, k_pool.shape[0] // BS, BS, tables.shape[1],
             int(q.dtype == mx.bfloat16), repr(scale), softcap or 0.0, window or 0, splits, warps,
             int(new is not None), ds]
+    rotation = None if rope is None else rope.rotation()
+    args += [0, 0, 0.0, 1.0] if rotation is None else [
+        rotation.dims, int(rotation.interleaved), repr(rotation.scale),
+        repr(rotation.attn_factor)]
     data = b"".join(np.array(a.view(mx.uint8)).tobytes() for a in (q, k_pool, v_pool))
     data += np.asarray(tables, np.int32).tobytes() + np.asarray(ctx, np.int32).tobytes()
     if new is not None:
         data += b"".join(np.array(a.view(mx.uint8)).tobytes() for a in new[:2])
         data += np.asarray(new[2], np.int32).tobytes()
+    if rotation is not None:
+        data += np.array(rotation.inv_freq).astype(np.float32).tobytes()
     raw = np.frombuffer(emulation.run(binary, args, data), np.uint8)
     out = mx.array(raw[: q.nbytes]).view(q.dtype).reshape(B, Hq, D)
     if new is None:
@@ -112,7 +120,7 @@ def emulated_decode(binary, q, k_pool, v_pool, tables, ctx, scale, softcap, wind
 
 
 def metal_decode(recorder, q, k_pool, v_pool, tables, ctx, scale, softcap, window, splits,  # type: ignore[no-untyped-def]
-                 warps, new=None):
+                 warps, new=None, rope=None):
     """`kernels.paged_decode` (with *new* = (k_new, v_new, new_slots), rows ``[B, Hkv, DS]``
     of which the first D are the row: `kernels.paged_decode_writing` on views of them) for
     backend "metal", its kernels given to *recorder* (`emulation.MetalRecorder`); the pools
@@ -130,9 +138,10 @@ def metal_decode(recorder, q, k_pool, v_pool, tables, ctx, scale, softcap, windo
             np.array(wide.reshape(-1).view(mx.uint8)), 0, view.shape,
             (wide.shape[1] * wide.shape[2], wide.shape[2], 1)))
             for view, wide in ((k_new, new[0]), (v_new, new[1]))]
-        out, _ = kernels.paged_decode_writing(q, k_new, v_new, mx.array(new[2]), k_pool, v_pool,
-                                              mt, mc, after=mx.array([0], dtype=mx.int32),
-                                              **options)
+        out, _ = kernels.paged_decode_writing(
+            q, k_new, v_new, mx.array(new[2]), k_pool, v_pool, mt, mc,
+            after=mx.array([0], dtype=mx.int32),
+            rotation=None if rope is None else rope.rotation(), **options)
         # the new rows read through their strides
         assert recorder.binary is None or recorder.views_bound == 2
         return out
@@ -239,6 +248,29 @@ def test_paged_decode_matches_float64(case, dtype, path, splits, warps, rng, req
     np.testing.assert_allclose(got, want, rtol=0, atol=tol * np.abs(want).max())
 
 
+# The rotation the writing kernel applies to q and the new keys, per case (its index in
+# CASES): adjacent pairs; Llama 3's per-pair factors; halves (Gemma 2); Phi-2's partial rotary
+# (32 of 80 features); a position scale and attn_factor; none (the plain write).
+ROPES = [
+    RoPE(64),
+    RoPE.with_factors(128, 500000.0, mx.array(np.linspace(1.0, 8.0, 64, dtype=np.float32))),
+    RoPE(256, interleaved=False),
+    RoPE(32, interleaved=False),
+    RoPE(96, interleaved=False, scale=0.25, attn_factor=1.2),
+    None,
+]
+
+
+def rotated(rope: RoPE | None, x: mx.array, positions: mx.array) -> mx.array:
+    """*x* ``[B, H, D]`` rotated by plain MLX operations in float32 (`RoPE.by_hand`, then
+    attn_factor on the rotated features), rounded once to x's dtype, as the kernel does."""
+    if rope is None:
+        return x
+    out = rope.by_hand(x.astype(mx.float32), positions)
+    factor = mx.where(mx.arange(x.shape[-1]) < rope.dims, rope.attn_factor, 1.0)
+    return (out * factor).astype(x.dtype)
+
+
 WRITING_PATHS = [*(pytest.param("device", s, w, marks=pytest.mark.gpu, id=f"device-{s}-{w}warps")
                    for s in (1, 3) for w in kernels.WARP_COUNTS),
                  *(("emulated_cuda", s, w) for s in (1, 3) for w in kernels.WARP_COUNTS),
@@ -252,11 +284,14 @@ def test_paged_decode_writing_stores_the_new_rows_and_attends_to_them(  # type: 
         case, dtype, path, splits, warps, rng, request) -> None:
     """The fused cache write of a decode step: each sequence's newest token (the last of its
     context) has NaN rows in the pools before the launch, and its rows come as views (a gap
-    after each row; on the GPU also sliced tables). The output must match float64 attention
-    over the new rows, the pools must hold the new rows at their slots, and every other row
-    must be untouched (compared bit for bit). There is no CPU path for this kernel: the CPU
-    writes with `KVPool.write`, which tests/test_kv_pool.py covers."""
+    after each row; on the GPU also sliced tables); q and the new keys come unrotated, the
+    kernel rotating them at that token's position (`ROPES`). The output must match float64
+    attention over the new rows, the pools must hold the new rows at their slots (rotated as
+    plain MLX rotates them), and every other row must be untouched (compared bit for bit).
+    There is no CPU path for this kernel: the CPU writes with `KVPool.write`, which
+    tests/test_kv_pool.py covers."""
     B, Hq, Hkv, D, ctx, softcap, window = case
+    rope = ROPES[CASES.index(case)]
     if warps and not kernels.supports(D, Hq // Hkv, dtype, warps):
         pytest.skip(f"{warps} warps' shared memory is over the limit for these heads")
     if path == "emulated_metal" and not metal_supports(case, dtype, warps):
@@ -278,29 +313,40 @@ def test_paged_decode_writing_stores_the_new_rows_and_attends_to_them(  # type: 
     if path == "emulated_metal":
         recorder = emulation.MetalRecorder(request.getfixturevalue("metal_emulator"))
         got = metal_decode(recorder, mq, mk, mv, tables, ctx, scale, softcap, window, splits,
-                           warps, new=(mkw, mvw, slots))
+                           warps, new=(mkw, mvw, slots), rope=rope)
         k_after, v_after = mk, mv  # written in place
     elif path == "emulated_cuda":
         binary = request.getfixturevalue("emulator")
         got, k_after, v_after = emulated_decode(
             binary, mq, mk, mv, tables, ctx, scale, softcap, window, splits, warps,
-            new=(mkw, mvw, slots))
+            new=(mkw, mvw, slots), rope=rope)
     else:
         wide_tables = mx.array(np.pad(tables, ((0, 0), (0, 3))))
         got, token = kernels.paged_decode_writing(
             mq, mkw[:, :, :D], mvw[:, :, :D], mx.array(slots), mk, mv, wide_tables[:, :nb],
             mx.array(np.array(ctx, dtype=np.int32)), block_size=BS, scale=scale,
             softcap=softcap, window=window, init_value=float("nan"), splits=splits,
-            warps=warps, max_context=max(ctx), after=mx.array([0], dtype=mx.int32))
+            warps=warps, max_context=max(ctx), after=mx.array([0], dtype=mx.int32),
+            rotation=None if rope is None else rope.rotation())
         mx.eval(got, token)
         assert token[0].item() == 0
         k_after, v_after = mk, mv  # written in place
-    k_want[slots] = np.array(mkw[:, :, :D].astype(mx.float32))
+    positions = mx.array(np.array(ctx, dtype=np.int32) - 1)
+    k_want[slots] = np.array(rotated(rope, mkw[:, :, :D], positions).astype(mx.float32))
     v_want[slots] = np.array(mvw[:, :, :D].astype(mx.float32))
+    others = np.setdiff1d(np.arange(k_want.shape[0]), slots)
     for name, after, want in (("k", k_after, k_want), ("v", v_after, v_want)):
-        np.testing.assert_array_equal(np.array(after.astype(mx.float32)), want,
-                                      err_msg=f"{name} pool after the write")
-    qr = np.array(mq.astype(mx.float32))
+        after = np.array(after.astype(mx.float32))
+        np.testing.assert_array_equal(after[others], want[others],
+                                      err_msg=f"{name} pool's other rows after the write")
+        # The new keys' angles: the kernel multiplies by inverse frequencies, MLX divides by
+        # wavelengths (1 float32 rounding apart, ~4e-5 rad at position 700); in bfloat16 that
+        # may move a rotated element by one unit in the last place (2^-8 relative).
+        tol = 0 if rope is None or name == "v" else 5e-4 if dtype == mx.float32 else 2**-7
+        np.testing.assert_allclose(after[slots], want[slots], rtol=0,
+                                   atol=tol * np.abs(want[slots]).max(),
+                                   err_msg=f"{name} pool's new rows")
+    qr = np.array(rotated(rope, mq, positions).astype(mx.float32))
     expect = numpy_attention(qr, k_want, v_want, tables, ctx, scale, softcap, window)
     got = np.array(got.astype(mx.float32))
     tol = 1e-4 if dtype == mx.float32 else 1.6e-2  # as in the test above
@@ -359,8 +405,7 @@ def test_sixteen_warp_variants_fit_the_register_file(tmp_path: Path) -> None:
     cuda = Path(kernels.__file__).parent / "cuda"
     variants = [(t, D, rep, write) for t in ("float", "__nv_bfloat16") for D, rep in HEAD_SHAPES
                 if kernels.supports(D, rep, mx.float32, 16) for write in ("false", "true")]
-    preamble = [f'#include "{cuda / "paged_decode.cuh"}"',
-                f'#include "{cuda / "paged_decode_kernel.cuh"}"',
+    preamble = [*(f'#include "{cuda / h}.cuh"' for h in kernels.HEADERS),
                 "struct Shape { int v[8]; __device__ int operator[](int i) const "
                 "{ return v[i]; } };",
                 "struct Strides { long long v[8]; "
@@ -372,7 +417,8 @@ def test_sixteen_warp_variants_fit_the_register_file(tmp_path: Path) -> None:
             f"__global__ void k{i}(const {t}* q, {strided} q_strides, const {t}* k_pool, "
             f"const __grid_constant__ Shape k_pool_shape, const {t}* v_pool, const int* tables, "
             f"{strided} tables_strides, const int* ctx_lens, {strided} ctx_lens_strides, "
-            f"const float* fparams, const int* iparams, const int* after, const {t}* k_new, "
+            f"const float* fparams, const int* iparams, const float* rope_freqs, "
+            f"const int* after, const {t}* k_new, "
             f"{strided} k_new_strides, const {t}* v_new, {strided} v_new_strides, "
             f"const int* new_slots, {strided} new_slots_strides, {t}* out, float* part, "
             "int* done) {",

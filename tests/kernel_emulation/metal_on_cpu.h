@@ -111,6 +111,8 @@ inline float exp(float x) { return std::exp(x); }
 inline float rsqrt(float x) { return 1.0f / std::sqrt(x); }
 namespace precise {
 inline float tanh(float x) { return std::tanh(x); }
+inline float sin(float x) { return std::sin(x); }
+inline float cos(float x) { return std::cos(x); }
 }  // namespace precise
 inline float dot(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
 

@@ -2,15 +2,17 @@
 // call, and paged_decode_kernel.cuh, the algorithm) on the CPU; built and driven by
 // tests/test_attention_kernels.py. Usage:
 //   run_attention B HQ HKV D N_BLOCKS BS NB BF16 SCALE SOFTCAP WINDOW SPLITS WARPS WRITE DS
-//     < in > out
+//     ROPE_DIMS ROPE_INTERLEAVED ROPE_SCALE ROPE_ATTN < in > out
 // Inputs on stdin: q [B, HQ, D], k_pool and v_pool [N_BLOCKS * BS, HKV, D] (float32, or
 // bfloat16 with BF16=1), tables [B, NB] and context lengths [B] (int32); with WRITE=1 also the
 // new rows k_new and v_new [B, HKV, DS] (element d of a row at d, DS >= D: rows with a gap,
-// read through strides as views are on the GPU) and new_slots [B] (int32). Writes out
+// read through strides as views are on the GPU) and new_slots [B] (int32); with ROPE_DIMS > 0
+// last the rotation's inverse frequencies [ROPE_DIMS / 2] (float32). Writes out
 // [B, HQ, D], then with WRITE=1 the pools as the kernel left them; with SPLITS > 1 the spans
 // go through paged_decode_merge.cu, as on the GPU.
 #include "attention_on_cpu.h"
 #include "launch_on_cpu.h"
+#include "rope.cuh"
 #include "paged_decode_kernel.cuh"
 
 #include <cstdio>
@@ -23,8 +25,8 @@ template <class T, int D, int REP, int BS, int WARPS, bool WRITE>
 void body(const T* q, const int64_t* q_strides, const T* k_pool, const int* k_pool_shape,
           const T* v_pool, const int* tables, const int64_t* tables_strides,
           const int* ctx_lens, const int64_t* ctx_lens_strides, const float* fparams,
-          const int* iparams, const int* after, const T* k_new, const int64_t* k_new_strides,
-          const T* v_new, const int64_t* v_new_strides, const int* new_slots,
+          const int* iparams, const float* rope_freqs, const int* after, const T* k_new,
+          const int64_t* k_new_strides, const T* v_new, const int64_t* v_new_strides, const int* new_slots,
           const int64_t* new_slots_strides, T* out, float* part, int* done) {
 #include "paged_decode.cu"
 }
@@ -34,9 +36,18 @@ void merge_body(const float* part, T* out, const int* part_shape) {
 #include "paged_decode_merge.cu"
 }
 
+// The command line past the shapes.
+struct Args {
+  int B, hkv, n_slots, nb;
+  float scale, softcap;
+  int window, splits, ds;
+  int rope_dims, rope_interleaved;
+  float rope_scale, rope_attn_factor;
+};
+
 template <class T, int D, int REP, int WARPS, bool WRITE>
-int run(int B, int hkv, int n_slots, int nb, float scale, float softcap, int window,
-        int splits, int ds) {
+int run(const Args& a) {
+  const int B = a.B, hkv = a.hkv, n_slots = a.n_slots, nb = a.nb, splits = a.splits, ds = a.ds;
   const int hq = hkv * REP;
   std::vector<T> q(size_t(B) * hq * D), k(size_t(n_slots) * hkv * D), v(k.size());
   std::vector<int> tables(size_t(B) * nb), ctx(B);
@@ -57,17 +68,21 @@ int run(int B, int hkv, int n_slots, int nb, float scale, float softcap, int win
     }
     if (fread(new_slots.data(), 4, new_slots.size(), stdin) != new_slots.size()) return 4;
   }
+  std::vector<float> inv_freq(std::max(1, a.rope_dims / 2));
+  if (a.rope_dims > 0 && fread(inv_freq.data(), 4, inv_freq.size(), stdin) != inv_freq.size()) {
+    return 4;
+  }
   const int after = 0;
   int done = -1;
-  const float fparams[2] = {scale, softcap};
-  const int iparams[2] = {window, splits};
+  const float fparams[4] = {a.scale, a.softcap, a.rope_scale, a.rope_attn_factor};
+  const int iparams[4] = {a.window, splits, a.rope_dims, a.rope_interleaved};
   const int k_shape[3] = {n_slots, hkv, D};
   const int64_t q_strides[3] = {int64_t(hq) * D, D, 1}, t_strides[2] = {nb, 1}, one[1] = {1};
   const int64_t new_strides[3] = {int64_t(hkv) * ds, ds, 1};
   launch(B * hkv * splits, WARPS * 32, [&] {
     body<T, D, REP, 16, WARPS, WRITE>(q.data(), q_strides, k.data(), k_shape, v.data(),
                                       tables.data(), t_strides, ctx.data(), one, fparams,
-                                      iparams, &after, k_new.data(), new_strides, v_new.data(),
+                                      iparams, inv_freq.data(), &after, k_new.data(), new_strides, v_new.data(),
                                       new_strides, new_slots.data(), one, out.data(),
                                       part.data(), &done);
   });
@@ -90,11 +105,9 @@ int run(int B, int hkv, int n_slots, int nb, float scale, float softcap, int win
 
 // The (D, REP) combinations the tests use, at each warp count the launcher chooses among.
 template <class T, int WARPS, bool WRITE>
-int dispatch(int d, int rep, int B, int hkv, int n_slots, int nb, float scale, float softcap,
-             int window, int splits, int ds) {
-#define VX_CASE(D_, REP_)   \
-  if (d == D_ && rep == REP_) \
-    return run<T, D_, REP_, WARPS, WRITE>(B, hkv, n_slots, nb, scale, softcap, window, splits, ds);
+int dispatch(int d, int rep, const Args& a) {
+#define VX_CASE(D_, REP_) \
+  if (d == D_ && rep == REP_) return run<T, D_, REP_, WARPS, WRITE>(a);
   VX_CASE(64, 1)
   VX_CASE(128, 4)
   VX_CASE(256, 2)
@@ -105,33 +118,29 @@ int dispatch(int d, int rep, int B, int hkv, int n_slots, int nb, float scale, f
 }
 
 template <class T, bool WRITE>
-int dispatch(int warps, int d, int rep, int B, int hkv, int n_slots, int nb, float scale,
-             float softcap, int window, int splits, int ds) {
+int dispatch(int warps, int d, int rep, const Args& a) {
   switch (warps) {
-    case 4: return dispatch<T, 4, WRITE>(d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits, ds);
-    case 8: return dispatch<T, 8, WRITE>(d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits, ds);
-    case 16: return dispatch<T, 16, WRITE>(d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits, ds);
+    case 4: return dispatch<T, 4, WRITE>(d, rep, a);
+    case 8: return dispatch<T, 8, WRITE>(d, rep, a);
+    case 16: return dispatch<T, 16, WRITE>(d, rep, a);
   }
   return 3;
 }
 
 template <class T>
-int dispatch(int write, int warps, int d, int rep, int B, int hkv, int n_slots, int nb,
-             float scale, float softcap, int window, int splits, int ds) {
-  return write ? dispatch<T, true>(warps, d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits, ds)
-               : dispatch<T, false>(warps, d, rep, B, hkv, n_slots, nb, scale, softcap, window, splits, ds);
+int dispatch(int write, int warps, int d, int rep, const Args& a) {
+  return write ? dispatch<T, true>(warps, d, rep, a) : dispatch<T, false>(warps, d, rep, a);
 }
 
 int main(int argc, char** argv) {
-  if (argc != 16) return 2;  // see the usage above
+  if (argc != 20) return 2;  // see the usage above
   const int B = atoi(argv[1]), hq = atoi(argv[2]), hkv = atoi(argv[3]), d = atoi(argv[4]);
   const int n_blocks = atoi(argv[5]), bs = atoi(argv[6]), nb = atoi(argv[7]);
-  const int bf16 = atoi(argv[8]);
-  const float scale = atof(argv[9]), softcap = atof(argv[10]);
-  const int window = atoi(argv[11]), splits = atoi(argv[12]), warps = atoi(argv[13]);
-  const int write = atoi(argv[14]), ds = atoi(argv[15]);
-  if (bs != 16 || ds < d) return 3;
-  const int n_slots = n_blocks * bs;
-  return bf16 ? dispatch<__nv_bfloat16>(write, warps, d, hq / hkv, B, hkv, n_slots, nb, scale, softcap, window, splits, ds)
-              : dispatch<float>(write, warps, d, hq / hkv, B, hkv, n_slots, nb, scale, softcap, window, splits, ds);
+  const int bf16 = atoi(argv[8]), warps = atoi(argv[13]), write = atoi(argv[14]);
+  const Args a{B, hkv, n_blocks * bs, nb, float(atof(argv[9])), float(atof(argv[10])),
+               atoi(argv[11]), atoi(argv[12]), atoi(argv[15]), atoi(argv[16]), atoi(argv[17]),
+               float(atof(argv[18])), float(atof(argv[19]))};
+  if (bs != 16 || a.ds < d) return 3;
+  return bf16 ? dispatch<__nv_bfloat16>(write, warps, d, hq / hkv, a)
+              : dispatch<float>(write, warps, d, hq / hkv, a);
 }

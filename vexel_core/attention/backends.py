@@ -19,7 +19,7 @@ from __future__ import annotations
 import mlx.core as mx
 
 from vexel_core.attention import kernels
-from vexel_core.attention.base import AttentionBatch
+from vexel_core.attention.base import AttentionBatch, Unrotated
 from vexel_core.gpu import kernel_backend
 
 NEG_INF = float("-inf")
@@ -91,9 +91,10 @@ class _PagedAttention:
         scale: float,
         softcap: float | None = None,
         window: int | None = None,
+        unrotated: Unrotated | None = None,
     ) -> mx.array:
         pool = batch.pool
-        fused = self._decode_writing(q, k, v, layer, batch, scale, softcap, window)
+        fused = self._decode_writing(q, k, v, layer, batch, scale, softcap, window, unrotated)
         if fused is not None:
             return fused
         pool.write(layer, batch.slot_mapping, k, v)
@@ -117,11 +118,12 @@ class _PagedAttention:
 
     def _decode_writing(
         self, q: mx.array, k: mx.array, v: mx.array, layer: int, batch: AttentionBatch,
-        scale: float, softcap: float | None, window: int | None,
+        scale: float, softcap: float | None, window: int | None, unrotated: Unrotated | None,
     ) -> mx.array | None:
-        """The output of a step in which every sequence decodes, with the cache write done by
-        the attention kernel itself (one launch instead of two), where a backend has such a
-        kernel; None: write, then attend."""
+        """The output of a step in which every sequence decodes, with the cache write (and,
+        given *unrotated*, the rotation of q and k) done by the attention kernel itself (one
+        launch instead of three), where a backend has such a kernel; None: write, then
+        attend."""
         return None
 
     # A fresh prompt (nothing cached before it) may attend to this step's k/v directly
@@ -270,7 +272,7 @@ class PagedBackend(_PagedAttention):
 
     def _decode_writing(
         self, q: mx.array, k: mx.array, v: mx.array, layer: int, batch: AttentionBatch,
-        scale: float, softcap: float | None, window: int | None,
+        scale: float, softcap: float | None, window: int | None, unrotated: Unrotated | None,
     ) -> mx.array | None:
         pool, plan = batch.pool, batch.plan()
         if (not pool.in_place or plan.prefill_seqs or len(plan.decode_rows) != q.shape[0]
@@ -279,11 +281,14 @@ class PagedBackend(_PagedAttention):
         backend = self._kernel_backend(q, batch, layer)
         if backend is None:
             return None
+        rotation = None
+        if unrotated is not None:  # the kernel rotates: the rotated q and k stay uncomputed
+            q, k, rotation = unrotated
         out, token = kernels.paged_decode_writing(
             q, k, v, batch.slot_mapping, pool.k[layer], pool.v[layer], plan.decode_tables,
             plan.decode_ctx, block_size=pool.block_size, scale=scale, softcap=softcap,
             window=window, backend=backend, max_context=plan.decode_max_ctx,
-            after=pool.read_token(layer))
+            after=pool.read_token(layer), rotation=rotation)
         pool.wrote(layer, token)
         return out
 

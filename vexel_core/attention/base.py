@@ -1,19 +1,20 @@
 """The attention contract: one metadata object per engine step, one backend call per layer.
 
 The engine flattens every scheduled sequence's new tokens into one batch ``[T]``. For each
-layer the model computes ``q[T, Hq, D]``, ``k[T, Hkv, D]``, ``v[T, Hkv, D]`` (rotary already
-applied) and calls the backend, which writes ``k``/``v`` into the paged cache at
-``batch.slot_mapping`` and returns ``out[T, Hq, D]``: each token attends to its sequence's
-cached tokens and to the new tokens before it — or, when ``batch.query_masks`` gives one, to
-the new tokens that mask allows (speculative tree verification: each candidate sees only its
-ancestors). Soft-cap and sliding window are per call, since they vary per layer (Gemma 2).
+layer the model computes ``q[T, Hq, D]``, ``k[T, Hkv, D]``, ``v[T, Hkv, D]`` (rotary
+applied; unrotated too, for a kernel that rotates as it reads) and calls the backend, which
+writes ``k``/``v`` into the paged cache at ``batch.slot_mapping`` and returns
+``out[T, Hq, D]``: each token attends to its sequence's cached tokens and to the new tokens
+before it — or, when ``batch.query_masks`` gives one, to the new tokens that mask allows
+(speculative tree verification: each candidate sees only its ancestors). Soft-cap and sliding
+window are per call, since they vary per layer (Gemma 2).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import mlx.core as mx
 
@@ -111,6 +112,26 @@ def table_width(blocks: int) -> int:
     return 1 << max(0, blocks - 1).bit_length()
 
 
+class Rotation(NamedTuple):
+    """A rotary embedding as a kernel applies it, element by element: the first *dims*
+    features of each head turn (adjacent pairs if *interleaved*, else the two halves) by
+    angles ``position * scale * inv_freq[pair]``, then scale by *attn_factor*."""
+
+    dims: int
+    interleaved: bool
+    scale: float
+    attn_factor: float
+    inv_freq: mx.array  # [dims / 2] float32, evaluated (a constant of every launch)
+
+
+class Unrotated(NamedTuple):
+    """A step's q and k before their rotary embedding, and the embedding (`Rotation`)."""
+
+    q: mx.array
+    k: mx.array
+    rotation: Rotation
+
+
 class AttentionBackend(Protocol):
     """Registered by ``register_attention_backends``; chosen by ``engine.attention_backend``."""
 
@@ -127,8 +148,13 @@ class AttentionBackend(Protocol):
         scale: float,
         softcap: float | None = None,
         window: int | None = None,
+        unrotated: Unrotated | None = None,
     ) -> mx.array:
         """Write ``k``/``v`` to the cache, return attention output ``[T, Hq, D]``.
+
+        *unrotated*: q and k before their rotation, for a kernel that rotates as it reads
+        them. MLX computes only what is used: a backend that takes these leaves q and k,
+        built lazily, uncomputed.
 
         *window*: a token at position p sees keys at positions > p - window (llama.cpp's
         sliding-window rule). *softcap*: scores become ``softcap * tanh(scores / softcap)``

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
+from typing import NamedTuple
 
 import mlx.core as mx
 import mlx.nn as nn
 
-from vexel_core.attention.base import AttentionBatch
+from vexel_core.attention.base import AttentionBatch, Rotation, Unrotated
 from vexel_core.gpu import kernel_backend, on_cuda
 from vexel_core.model import kernels
 from vexel_core.model.linear import Linear
@@ -138,10 +140,25 @@ class RoPE:
         rotated, rest = out[..., : self.dims], out[..., self.dims :]
         return mx.concatenate([rotated * self.attn_factor, rest], axis=-1)
 
+    def rotation(self) -> Rotation:
+        """This rotation for an attention kernel (`Rotation`), made once."""
+        return self._rotation
+
+    @cached_property
+    def _rotation(self) -> Rotation:
+        inv_freq = 1.0 / self.wavelengths()
+        mx.eval(inv_freq)
+        return Rotation(self.dims, self.interleaved, self.scale, self.attn_factor, inv_freq)
+
+    def wavelengths(self) -> mx.array:
+        """Each pair's wavelength ``[dims / 2]``, float32."""
+        if self.freqs is not None:
+            return self.freqs
+        return self.base ** (mx.arange(0, self.dims, 2, dtype=mx.float32) / self.dims)
+
     def by_hand(self, x: mx.array, positions: mx.array) -> mx.array:
         """The same rotation in plain MLX operations, in float32 (as the fused kernel)."""
-        wavelengths = self.freqs if self.freqs is not None else self.base ** (
-            mx.arange(0, self.dims, 2, dtype=mx.float32) / self.dims)
+        wavelengths = self.wavelengths()
         theta = (positions.astype(mx.float32) * self.scale)[:, None] / wavelengths[None, :]
         cos, sin = mx.cos(theta)[:, None, :], mx.sin(theta)[:, None, :]  # [T, 1, dims/2]
         xr = x[..., : self.dims].astype(mx.float32)
@@ -177,8 +194,19 @@ class LongRoPE:
     def __call__(self, x: mx.array, positions: mx.array) -> mx.array:
         return self.active(x, positions)
 
+    def rotation(self) -> Rotation:
+        return self.active.rotation()
 
-QKV = tuple[mx.array, mx.array, mx.array]
+
+class QKV(NamedTuple):
+    """An attention's inputs: ``q[T, Hq, D]``, ``k``/``v`` ``[T, Hkv, D]``, q and k rotated;
+    and q and k before it with the rotation (`Unrotated`), for a backend whose kernel rotates
+    as it reads them."""
+
+    q: mx.array
+    k: mx.array
+    v: mx.array
+    unrotated: Unrotated | None = None
 
 
 @dataclass(frozen=True)
@@ -219,34 +247,40 @@ class Attention(nn.Module):
         self.q, self.k, self.v, self.qkv, self.out = q, k, v, qkv, out
         self.scale = opts.scale if opts.scale is not None else 1.0 / math.sqrt(opts.head_dim)
 
-    # Three parts, called in turn by a block (`model.decoder.Block`), which may replay the
-    # first and last through compiled graphs: only `attend` touches the KV cache.
+    # Three parts, called in turn by a block (`model.decoder.Block`), which may compile the
+    # first and last apart from the attention: only `attend` touches the KV cache.
     def project(self, x: mx.array, positions: mx.array) -> QKV:
-        """``q[T, Hq, D]``, ``k``/``v`` ``[T, Hkv, D]`` for *x* at *positions*, rotated."""
+        """q, k, v for *x*, q and k rotated at *positions*. MLX builds arrays lazily: the
+        rotated q and k cost nothing where the backend takes `QKV.unrotated` instead."""
         o = self.opts
         T, hq, hkv = x.shape[0], o.n_heads, o.n_kv_heads
         if self.qkv is not None:
             fused, nqk = self.qkv(x), (hq + hkv) * o.head_dim
             qk = fused[:, :nqk].reshape(T, hq + hkv, o.head_dim)
             v = fused[:, nqk:].reshape(T, hkv, o.head_dim)
-            if self.rope is not None:
-                # q's and k's heads sit side by side: one rope call rotates both (a decode
-                # step is mostly per-launch cost; notes/engine-gpu.md, session 9)
-                qk = self.rope(qk, positions)
-            return qk[:, :hq], qk[:, hq:], v
+            q, k = qk[:, :hq], qk[:, hq:]
+            if self.rope is None:
+                return QKV(q, k, v)
+            # q's and k's heads sit side by side: one rope call rotates both (a decode step
+            # is mostly per-launch cost; notes/engine-gpu.md, session 9)
+            rotated = self.rope(qk, positions)
+            return QKV(rotated[:, :hq], rotated[:, hq:], v,
+                       Unrotated(q, k, self.rope.rotation()))
         assert self.q is not None and self.k is not None and self.v is not None
         q = self.q(x).reshape(T, hq, o.head_dim)
         k = self.k(x).reshape(T, hkv, o.head_dim)
         v = self.v(x).reshape(T, hkv, o.head_dim)
-        if self.rope is not None:
-            q, k = self.rope(q, positions), self.rope(k, positions)
-        return q, k, v
+        if self.rope is None:
+            return QKV(q, k, v)
+        return QKV(self.rope(q, positions), self.rope(k, positions), v,
+                   Unrotated(q, k, self.rope.rotation()))
 
     def attend(self, qkv: QKV, batch: AttentionBatch) -> mx.array:
         """The backend's cache write and attention: ``[T, Hq, D]``."""
         o = self.opts
-        return batch.backend(*qkv, layer=self.layer, batch=batch, scale=self.scale,
-                             softcap=o.softcap, window=o.window)
+        return batch.backend(qkv.q, qkv.k, qkv.v, layer=self.layer, batch=batch,
+                             scale=self.scale, softcap=o.softcap, window=o.window,
+                             unrotated=qkv.unrotated)
 
     def output(self, attn: mx.array) -> Product:
         """The output projection of *attn* ``[T, Hq, D]``, left to the residual add after it."""

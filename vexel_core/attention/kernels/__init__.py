@@ -7,7 +7,8 @@ A batch too small to fill the GPU gets more warps per CTA (`warp_count`: 4, 8 or
 the chain of memory round trips per chunk is paid in fewer rounds, and a long context is split
 into spans over more CTAs (`split_count`), merged by a second kernel (``paged_decode_merge``);
 `launch_shape` picks both. `paged_decode_writing` also writes the step's keys and values into
-the pools first (a decode step's cache write in the same launch).
+the pools first (a decode step's cache write in the same launch), and may rotate q and the new
+keys as it reads them (its *rotation*: the step's rotary embedding in the same launch).
 
 - CUDA (``cuda/paged_decode.cu``, ``cuda/paged_decode_merge.cu``): proven against
   `attend_by_hand` on the H200 (tests marked ``gpu``, with one and three spans and every warp
@@ -31,6 +32,7 @@ from typing import Any, NamedTuple
 import mlx.core as mx
 
 from vexel_core import gpu
+from vexel_core.attention.base import Rotation
 from vexel_core.gpu import kernel_backend, source_kernel
 
 _HERE = Path(__file__).parent
@@ -45,11 +47,14 @@ SPLIT_ABOVE = 512  # contexts up to this stay in one span (a round of 16 warps):
 WARP_BUDGET = 2048  # warps (CTAs x warps per CTA) the GPU runs at once: about 16 per SM
 # Static shared memory per CTA: CUDA's limit without opting in, Apple GPUs' threadgroup memory
 _SHARED_LIMIT = {"cuda": 48 * 1024, "metal": 32 * 1024}
-# `after`: the pools' latest in-place write token (vexel_core/kvcache/pool.py), which orders
-# the kernel after that write in MLX's CUDA graph; `k_new`, `v_new`, `new_slots`: the rows that
-# WRITE stores first (placeholders otherwise), and `done` its token.
-_INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams", "after",
-           "k_new", "v_new", "new_slots"]
+# `rope_freqs`: the rotation's inverse frequencies (`Rotation.inv_freq`; a placeholder without
+# one); `after`: the pools' latest in-place write token (vexel_core/kvcache/pool.py), which
+# orders the kernel after that write in MLX's CUDA graph; `k_new`, `v_new`, `new_slots`: the
+# rows that WRITE stores first (placeholders otherwise), and `done` its token.
+# The CUDA kernel's headers (cuda/*.cuh), in the order it includes them.
+HEADERS = ("paged_decode", "rope", "paged_decode_kernel")
+_INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams", "rope_freqs",
+           "after", "k_new", "v_new", "new_slots"]
 
 
 # The launch planning below is pure and asked again by every layer of a step with the same
@@ -77,28 +82,31 @@ def _kernel(backend: str) -> Any:
     # Inputs are read through their strides: a copy of a view (the new values are a slice of
     # the fused q/k/v product) would cost a launch
     return source_kernel(backend, _HERE, "paged_decode", _INPUTS, ["out", "part", "done"],
-                         headers=("paged_decode", "paged_decode_kernel"),
+                         headers=HEADERS,
                          ensure_row_contiguous=False)
 
 
 @cache
-def _placeholders(dtype: mx.Dtype) -> tuple[mx.array, mx.array, mx.array, mx.array]:
-    """``after``, ``k_new``, ``v_new`` and ``new_slots`` for a launch that does not write,
-    made (and evaluated) once."""
-    arrays = (mx.zeros((1,), dtype=mx.int32), mx.zeros((1, 1, 1), dtype=dtype),
-              mx.zeros((1, 1, 1), dtype=dtype), mx.zeros((1,), dtype=mx.int32))
+def _placeholders(dtype: mx.Dtype) -> tuple[mx.array, ...]:
+    """``rope_freqs`` for a launch that does not rotate, ``after``, ``k_new``, ``v_new`` and
+    ``new_slots`` for one that does not write, made (and evaluated) once."""
+    arrays = (mx.zeros((1,), dtype=mx.float32), mx.zeros((1,), dtype=mx.int32),
+              mx.zeros((1, 1, 1), dtype=dtype), mx.zeros((1, 1, 1), dtype=dtype),
+              mx.zeros((1,), dtype=mx.int32))
     mx.eval(arrays)
     return arrays
 
 
 @lru_cache(maxsize=256)
-def _parameters(scale: float, softcap: float, window: int, splits: int) -> tuple[mx.array, ...]:
+def _parameters(scale: float, softcap: float, window: int, splits: int,
+                rope: tuple[int, bool, float, float]) -> tuple[mx.array, ...]:
     """The kernel's ``fparams`` and ``iparams``, made once per value: arrays made on the host
     cost their first GPU reader a page fault on CUDA (benchmarks/host_arrays.py), and these
     were made anew for every layer of every step. Evaluated at once, so that they hold plain
     data any thread's graph may read (an unevaluated array belongs to its thread's stream)."""
-    params = (mx.array([scale, softcap], dtype=mx.float32),
-              mx.array([window, splits], dtype=mx.int32))
+    dims, interleaved, rope_scale, attn_factor = rope
+    params = (mx.array([scale, softcap, rope_scale, attn_factor], dtype=mx.float32),
+              mx.array([window, splits, dims, int(interleaved)], dtype=mx.int32))
     mx.eval(params)
     return params
 
@@ -216,14 +224,17 @@ def paged_decode_writing(
     v_pool: mx.array, tables: mx.array, ctx_lens: mx.array, *, block_size: int, scale: float,
     softcap: float | None = None, window: int | None = None, backend: str | None = None,
     init_value: float | None = None, max_context: int = 0, splits: int | None = None,
-    warps: int | None = None, after: mx.array | None = None,
+    warps: int | None = None, after: mx.array | None = None, rotation: Rotation | None = None,
 ) -> tuple[mx.array, mx.array]:
     """`paged_decode` of a decode step that also stores the step's keys and values: rows
     ``k_new``/``v_new`` ``[B, Hkv, D]`` (pool dtype; views are read as they are) go into the
     pools at ``new_slots[B]``, in place, before the attention reads them. Each must be the
     slot of its sequence's newest token, the last of its ``ctx_lens`` tokens. One launch
-    where `KVPool.write` and `paged_decode` take two. Returns (out, token): the token orders
-    the pools' next readers after this write (`KVPool.wrote`)."""
+    where `KVPool.write` and `paged_decode` take two. With *rotation*, q and ``k_new`` come
+    unrotated and are rotated at each sequence's newest position (``ctx_lens - 1``), each
+    element rounded to the pool's dtype, as the rotation's own launch would leave them.
+    Returns (out, token): the token orders the pools' next readers after this write
+    (`KVPool.wrote`)."""
     B, Hkv, D = q.shape[0], k_pool.shape[1], q.shape[2]
     for name, a in (("k_new", k_new), ("v_new", v_new)):
         if a.shape != (B, Hkv, D) or a.dtype != k_pool.dtype:
@@ -234,7 +245,7 @@ def paged_decode_writing(
     return _launch(q, k_pool, v_pool, tables, ctx_lens, (k_new, v_new, new_slots),
                    block_size=block_size, scale=scale, softcap=softcap, window=window,
                    backend=backend, init_value=init_value, max_context=max_context,
-                   splits=splits, warps=warps, prefetch=True, after=after)
+                   splits=splits, warps=warps, prefetch=True, after=after, rotation=rotation)
 
 
 class _Plan(NamedTuple):
@@ -251,7 +262,7 @@ class _Plan(NamedTuple):
 @lru_cache(maxsize=256)
 def _plan(B: int, Hq: int, Hkv: int, D: int, dtype: mx.Dtype, block_size: int, warps: int,
           splits: int, write: bool, prefetch: bool, scale: float, softcap: float, window: int,
-          backend: str) -> _Plan:
+          rope: tuple[int, bool, float, float], backend: str) -> _Plan:
     """The launch of a shape, made once: every layer of a step asks for the same one."""
     if Hq % Hkv:
         raise ValueError(f"q's {Hq} heads do not share the pool's {Hkv} KV heads evenly")
@@ -268,7 +279,7 @@ def _plan(B: int, Hq: int, Hkv: int, D: int, dtype: mx.Dtype, block_size: int, w
         output_shapes=([(B, Hq, D), gpu.TOKEN_SHAPE, gpu.TOKEN_SHAPE] if splits == 1
                        else [gpu.TOKEN_SHAPE, (B, Hq, splits, 2 + D), gpu.TOKEN_SHAPE]),
         output_dtypes=[dtype, mx.float32, mx.int32],
-        params=_parameters(scale, softcap, window, splits))
+        params=_parameters(scale, softcap, window, splits, rope))
 
 
 def _launch(
@@ -276,7 +287,7 @@ def _launch(
     new: tuple[mx.array, mx.array, mx.array] | None, *, block_size: int, scale: float,
     softcap: float | None, window: int | None, backend: str | None, init_value: float | None,
     max_context: int, splits: int | None, warps: int | None, prefetch: bool,
-    after: mx.array | None,
+    after: mx.array | None, rotation: Rotation | None = None,
 ) -> tuple[mx.array, mx.array]:
     backend = backend or kernel_backend()
     if backend is None:
@@ -287,13 +298,15 @@ def _launch(
         raise ValueError(f"q {q.shape} {dtype} does not fit the pool {k_pool.shape} "
                          f"{k_pool.dtype}")
     W, S = launch_shape(B, Hkv, max_context, D, Hq // Hkv, dtype, backend, splits)
+    rope = (0, False, 0.0, 1.0) if rotation is None else rotation[:4]
     p = _plan(B, Hq, Hkv, D, dtype, block_size, warps or W, S, new is not None, prefetch, scale,
-              softcap or 0.0, window or 0, backend)
+              softcap or 0.0, window or 0, rope, backend)
     extra = {} if init_value is None else {"init_value": init_value}
-    placeholder_after, *placeholder_new = _placeholders(dtype)
+    placeholder_freqs, placeholder_after, *placeholder_new = _placeholders(dtype)
     k_new, v_new, new_slots = new if new is not None else placeholder_new
     out, part, done = _kernel(backend)(
         inputs=[q, k_pool, v_pool, _int32(tables), _int32(ctx_lens), *p.params,
+                placeholder_freqs if rotation is None else rotation.inv_freq,
                 placeholder_after if after is None else after, k_new, v_new, _int32(new_slots)],
         template=p.template, grid=p.grid, threadgroup=p.threadgroup,
         output_shapes=p.output_shapes, output_dtypes=p.output_dtypes, **extra)

@@ -49,6 +49,10 @@
 // H200 it took 4-13% off a layer's attention at every launcher shape of 1 and 16 sequences
 // (session 13, benchmarks/decode_attention.py, notes/gpu-kernels.md).
 //
+// Rotation (iparams[2] > 0; `Rope` in rope.cuh): q and the new keys arrive unrotated and are
+// rotated at the query's position (ctx - 1) as they are read, each element rounded to T as
+// MLX's rope would leave it; one launch a layer fewer than that rope kernel.
+//
 // Split context (iparams[1] = S > 1, for long contexts of batches too small to fill the GPU):
 // CTA (sequence, KV head, split) takes one span of the context and writes its (max, sum,
 // accumulator) per query head to `part` [B, Hq, S, 2 + D] float32 instead of `out`; the
@@ -62,7 +66,8 @@ template <class T, int D, int REP, int BS, int WARPS, bool PREFETCH, bool WRITE,
 __device__ __forceinline__ void paged_decode(
     const T* q, const Strides& q_strides, const T* k_pool, const Shape& k_pool_shape,
     const T* v_pool, const int* tables, const Strides& tables_strides, const int* ctx_lens,
-    const Strides& ctx_lens_strides, const float* fparams, const int* iparams, const int* after,
+    const Strides& ctx_lens_strides, const float* fparams, const int* iparams,
+    const float* rope_freqs, const int* after,
     const T* k_new, const Strides& k_new_strides, const T* v_new, const Strides& v_new_strides,
     const int* new_slots, const Strides& new_slots_strides, T* out, float* part, int* done) {
   constexpr int EV = (D + 31) / 32;        // output elements per lane
@@ -97,16 +102,29 @@ __device__ __forceinline__ void paged_decode(
   __shared__ float s_q[REP][D];
   __shared__ float s_p[WARPS][REP][32];
   __shared__ int s_row[WARPS][32];
+  // the query is its sequence's newest token: position ctx - 1
+  const Rope rope{iparams[2], iparams[3] != 0, (ctx - 1) * fparams[2], fparams[3], rope_freqs};
   for (int i = threadIdx.x; i < REP * D; i += WARPS * 32) {
-    const T qi = q[seq * q_strides[0] + (kvh * REP + i / D) * q_strides[1] + i % D * q_strides[2]];
-    s_q[i / D][i % D] = to_float(qi) * scale;
+    const T* qh = q + seq * q_strides[0] + (kvh * REP + i / D) * q_strides[1];
+    const int d = i % D;
+    float qi = to_float(qh[d * q_strides[2]]);
+    if (rope.dims > 0) {  // rounded to T, as a rotation before the kernel would leave it
+      const float partner = to_float(qh[rope_partner(rope, d) * q_strides[2]]);
+      qi = to_float(from_float<T>(rope_rotate(rope, d, qi, partner)));
+    }
+    s_q[i / D][d] = qi * scale;
   }
   if constexpr (WRITE) {
     if (lo <= ctx - 1 && ctx - 1 < hi) {  // this span holds the new token
       const size_t row = ((size_t)new_slots[seq * new_slots_strides[0]] * n_kv + kvh) * D;
+      const T* kh = k_new + seq * k_new_strides[0] + kvh * k_new_strides[1];
       for (int i = threadIdx.x; i < D; i += WARPS * 32) {
-        writable(k_pool)[row + i] =
-            k_new[seq * k_new_strides[0] + kvh * k_new_strides[1] + i * k_new_strides[2]];
+        T ki = kh[i * k_new_strides[2]];
+        if (rope.dims > 0) {
+          ki = from_float<T>(rope_rotate(rope, i, to_float(ki),
+                                         to_float(kh[rope_partner(rope, i) * k_new_strides[2]])));
+        }
+        writable(k_pool)[row + i] = ki;
         writable(v_pool)[row + i] =
             v_new[seq * v_new_strides[0] + kvh * v_new_strides[1] + i * v_new_strides[2]];
       }

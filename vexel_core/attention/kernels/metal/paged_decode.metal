@@ -7,7 +7,9 @@
 // of threadgroup memory. PREFETCH is accepted and ignored: Metal has no L2 prefetch
 // instruction. With iparams[1] = S > 1 each threadgroup takes one span of the context and
 // writes `part` (see the CUDA file). WRITE: this step's rows written into the pools first,
-// and q, tables, ctx_lens and the new rows read through their strides, as there.
+// and q, tables, ctx_lens and the new rows read through their strides, as there. ROPE
+// (iparams[2] > 0): q and the new keys rotated at the query's position as they are read, as
+// ../cuda/rope.cuh does (here a macro: a body defines no functions).
 // NEVER COMPILED OR RUN by Apple's Metal compiler or on a GPU: no Apple machine exists where
 // this project is developed. Emulated on the CPU as C++, wrapped and launched as
 // ../__init__.py hands it to mx.fast.metal_kernel (tests/emulation.py, MetalRecorder;
@@ -30,19 +32,43 @@ const int span = ((ctx - first + splits - 1) / splits + 31) / 32 * 32;
 const int lo = first + split * span;
 const int hi = min(ctx, lo + span);
 
+const int rope_dims = iparams[2];
+const bool rope_pairs = iparams[3] != 0;  // adjacent pairs, else the two halves
+const float rope_position = float(ctx - 1) * fparams[2];  // the query is the newest token
+// Element d of a row turns with its partner; ROTATED is element d (value x) rotated, given its
+// partner's value y, rounded to T as a rotation before the kernel would leave it.
+#define VX_HALF (rope_dims / 2)
+#define VX_SECOND(d) (rope_pairs ? ((d) & 1) != 0 : (d) >= VX_HALF)
+#define VX_PARTNER(d) (rope_pairs ? (d) ^ 1 : VX_SECOND(d) ? (d) - VX_HALF : (d) + VX_HALF)
+#define VX_ANGLE(d) (rope_position * rope_freqs[rope_pairs ? (d) / 2 : (d) % VX_HALF])
+#define VX_ROTATED(d, x, y)                                                                  \
+  T((VX_SECOND(d) ? (y) * precise::sin(VX_ANGLE(d)) + (x) * precise::cos(VX_ANGLE(d))       \
+                  : (x) * precise::cos(VX_ANGLE(d)) - (y) * precise::sin(VX_ANGLE(d))) *    \
+    fparams[3])
+
 threadgroup float s_q[REP][D];
 threadgroup float s_p[WARPS][REP][32];
 threadgroup int s_row[WARPS][32];
 for (uint i = thread_position_in_threadgroup.x; i < REP * D; i += WARPS * 32) {
-  const T qi = q[seq * q_strides[0] + (kvh * REP + i / D) * q_strides[1] + i % D * q_strides[2]];
-  s_q[i / D][i % D] = float(qi) * scale;
+  const int d = int(i % D);
+  const size_t head = seq * q_strides[0] + (kvh * REP + i / D) * q_strides[1];
+  float qi = float(q[head + d * q_strides[2]]);
+  if (d < rope_dims) {
+    qi = float(VX_ROTATED(d, qi, float(q[head + VX_PARTNER(d) * q_strides[2]])));
+  }
+  s_q[i / D][d] = qi * scale;
 }
 if (WRITE) {
   if (lo <= ctx - 1 && ctx - 1 < hi) {
     const size_t row = (size_t(new_slots[seq * new_slots_strides[0]]) * n_kv + kvh) * D;
+    const size_t head = seq * k_new_strides[0] + kvh * k_new_strides[1];
     for (uint i = thread_position_in_threadgroup.x; i < D; i += WARPS * 32) {
-      ((device T*)k_pool)[row + i] =
-          k_new[seq * k_new_strides[0] + kvh * k_new_strides[1] + i * k_new_strides[2]];
+      const int d = int(i);
+      T ki = k_new[head + d * k_new_strides[2]];
+      if (d < rope_dims) {
+        ki = VX_ROTATED(d, float(ki), float(k_new[head + VX_PARTNER(d) * k_new_strides[2]]));
+      }
+      ((device T*)k_pool)[row + i] = ki;
       ((device T*)v_pool)[row + i] =
           v_new[seq * v_new_strides[0] + kvh * v_new_strides[1] + i * v_new_strides[2]];
     }
