@@ -4,6 +4,7 @@
     python benchmarks/ab.py [--inline-headers] [--float-one-row] [--plain-norm-add] \
         [--unfused-glu] [--separate-cache-write] [--long-bodies] [--separate-step-arrays] \
         [--tiny-tokens] [--separate-add-norm] [--segment-compile] [--separate-rope] \
+        [--sliced-heads] \
         bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
@@ -34,6 +35,9 @@
 * ``--separate-rope``: q and k rotated by MLX's rope (one call for both heads of a fused
   q/k/v product) before the attention kernel, as before session 23, instead of by the
   kernel as it reads them.
+* ``--sliced-heads``: the attention kernel given q, k and v as slices of the fused q/k/v
+  product, as before session 24, instead of the product's heads as one array (five arrays
+  a layer fewer for MLX to build and submit).
 """
 
 from __future__ import annotations
@@ -160,12 +164,23 @@ def separate_rope() -> None:
     Attention.attend = attend  # type: ignore[method-assign]
 
 
+def sliced_heads() -> None:
+    from vexel_core.model.layers import Attention
+
+    def attend(self, qkv, batch):  # type: ignore[no-untyped-def]
+        unrotated = qkv.unrotated and qkv.unrotated._replace(heads=None)
+        return attend_as_is(self, qkv._replace(unrotated=unrotated), batch)
+
+    attend_as_is = Attention.attend
+    Attention.attend = attend  # type: ignore[method-assign]
+
+
 CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--plain-norm-add": plain_norm_add, "--unfused-glu": unfused_glu,
            "--separate-cache-write": separate_cache_write, "--long-bodies": long_bodies,
            "--separate-step-arrays": separate_step_arrays, "--tiny-tokens": tiny_tokens,
            "--separate-add-norm": separate_add_norm, "--segment-compile": segment_compile,
-           "--separate-rope": separate_rope}
+           "--separate-rope": separate_rope, "--sliced-heads": sliced_heads}
 
 
 def main() -> None:

@@ -89,11 +89,12 @@ def emulator(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyp
 
 
 def emulated_decode(binary, q, k_pool, v_pool, tables, ctx, scale, softcap, window, splits,  # type: ignore[no-untyped-def]
-                    warps, new=None, rope=None):
+                    warps, new=None, rope=None, new_heads=(0, 0)):
     """The emulated kernel's output; with *new* = (k_new, v_new, new_slots), rows of k_new and
-    v_new ``[B, Hkv, DS]`` (DS >= D: the first D elements are the row), the kernel's cache write
-    too, and the output comes with the pools as the kernel left them. *rope*: a `RoPE` the
-    kernel applies to q and the new keys (`Rotation`)."""
+    v_new ``[B, H, DS]`` (DS >= D: the first D elements are the row; KV head h's at heads
+    ``new_heads[0] + h`` and ``new_heads[1] + h``, as in a packed launch), the kernel's cache
+    write too, and the output comes with the pools as the kernel left them. *rope*: a `RoPE`
+    the kernel applies to q and the new keys (`Rotation`)."""
     B, Hq, D = q.shape
     Hkv = k_pool.shape[1]
     ds = D if new is None else new[0].shape[2]
@@ -104,6 +105,7 @@ def emulated_decode(binary, q, k_pool, v_pool, tables, ctx, scale, softcap, wind
     args += [0, 0, 0.0, 1.0] if rotation is None else [
         rotation.dims, int(rotation.interleaved), repr(rotation.scale),
         repr(rotation.attn_factor)]
+    args += [Hkv if new is None else new[0].shape[1], *new_heads]
     data = b"".join(np.array(a.view(mx.uint8)).tobytes() for a in (q, k_pool, v_pool))
     data += np.asarray(tables, np.int32).tobytes() + np.asarray(ctx, np.int32).tobytes()
     if new is not None:
@@ -122,9 +124,10 @@ def emulated_decode(binary, q, k_pool, v_pool, tables, ctx, scale, softcap, wind
 def metal_decode(recorder, q, k_pool, v_pool, tables, ctx, scale, softcap, window, splits,  # type: ignore[no-untyped-def]
                  warps, new=None, rope=None):
     """`kernels.paged_decode` (with *new* = (k_new, v_new, new_slots), rows ``[B, Hkv, DS]``
-    of which the first D are the row: `kernels.paged_decode_writing` on views of them) for
-    backend "metal", its kernels given to *recorder* (`emulation.MetalRecorder`); the pools
-    are written in place, as on the GPU."""
+    of which the first D are the row: `kernels.paged_decode_writing` on views of them; or
+    *new* = (heads, None, new_slots), heads ``[B, Hq + 2 Hkv, DS]``: a packed launch on a view
+    of them, q unused) for backend "metal", its kernels given to *recorder*
+    (`emulation.MetalRecorder`); the pools are written in place, as on the GPU."""
     D = q.shape[2]
     options = {"block_size": BS, "scale": scale, "softcap": softcap, "window": window,
                "backend": "metal", "init_value": float("nan"), "splits": splits,
@@ -133,6 +136,18 @@ def metal_decode(recorder, q, k_pool, v_pool, tables, ctx, scale, softcap, windo
     with emulation.metal_kernels_on_cpu(recorder, kernels._kernel, kernels._merge_kernel):
         if new is None:
             return kernels.paged_decode(q, k_pool, v_pool, mt, mc, **options)
+        if new[1] is None:
+            heads = new[0]
+            view = heads[:, :, :D]
+            recorder.views = [(view, emulation.MetalInput(
+                np.array(heads.reshape(-1).view(mx.uint8)), 0, view.shape,
+                (heads.shape[1] * heads.shape[2], heads.shape[2], 1)))]
+            out, _ = kernels.paged_decode_writing(
+                view, None, None, mx.array(new[2]), k_pool, v_pool, mt, mc,
+                after=mx.array([0], dtype=mx.int32),
+                rotation=None if rope is None else rope.rotation(), packed=True, **options)
+            assert recorder.binary is None or recorder.views_bound == 3  # q, k_new, v_new
+            return out
         k_new, v_new = (a[:, :, :D] for a in new[:2])
         recorder.views = [(view, emulation.MetalInput(
             np.array(wide.reshape(-1).view(mx.uint8)), 0, view.shape,
@@ -290,6 +305,8 @@ def test_paged_decode_writing_stores_the_new_rows_and_attends_to_them(  # type: 
     kernel rotating them at that token's position (`ROPES`). The output must match float64
     attention over the new rows, the pools must hold the new rows at their slots (rotated as
     plain MLX rotates them), and every other row must be untouched (compared bit for bit).
+    Every other case launches packed: q's, the keys' and the values' heads one array, the
+    fused projection's (`Unrotated.heads`).
     There is no CPU path for this kernel: the CPU writes with `KVPool.write`, which
     tests/test_kv_pool.py covers."""
     B, Hq, Hkv, D, ctx, softcap, window = case
@@ -311,25 +328,32 @@ def test_paged_decode_writing_stores_the_new_rows_and_attends_to_them(  # type: 
     scale = D**-0.5
     mq, mk, mv = (mx.array(a).astype(dtype) for a in (q, k_pool, v_pool))
     mkw, mvw = (mx.array(a).astype(dtype) for a in (k_wide, v_wide))
+    packed = CASES.index(case) % 2 == 1
+    # packed: [B, Hq + 2 Hkv, D + gap], q's heads, the new keys', the new values'
+    heads = mx.concatenate([mx.pad(mq, [(0, 0), (0, 0), (0, gap)]), mkw, mvw], axis=1)
     k_want, v_want = (np.array(a.astype(mx.float32)) for a in (mk, mv))  # before the write
     if path == "emulated_metal":
         recorder = emulation.MetalRecorder(request.getfixturevalue("metal_emulator"))
         got = metal_decode(recorder, mq, mk, mv, tables, ctx, scale, softcap, window, splits,
-                           warps, new=(mkw, mvw, slots), rope=rope)
+                           warps, new=(heads, None, slots) if packed else (mkw, mvw, slots),
+                           rope=rope)
         k_after, v_after = mk, mv  # written in place
     elif path == "emulated_cuda":
         binary = request.getfixturevalue("emulator")
         got, k_after, v_after = emulated_decode(
             binary, mq, mk, mv, tables, ctx, scale, softcap, window, splits, warps,
-            new=(mkw, mvw, slots), rope=rope)
+            new=(heads, heads, slots) if packed else (mkw, mvw, slots), rope=rope,
+            new_heads=(Hq, Hq + Hkv) if packed else (0, 0))
     else:
         wide_tables = mx.array(np.pad(tables, ((0, 0), (0, 3))))
+        q_, k_, v_ = ((heads[:, :, :D], None, None) if packed
+                      else (mq, mkw[:, :, :D], mvw[:, :, :D]))
         got, token = kernels.paged_decode_writing(
-            mq, mkw[:, :, :D], mvw[:, :, :D], mx.array(slots), mk, mv, wide_tables[:, :nb],
+            q_, k_, v_, mx.array(slots), mk, mv, wide_tables[:, :nb],
             mx.array(np.array(ctx, dtype=np.int32)), block_size=BS, scale=scale,
             softcap=softcap, window=window, init_value=float("nan"), splits=splits,
             warps=warps, max_context=max(ctx), after=mx.array([0], dtype=mx.int32),
-            rotation=None if rope is None else rope.rotation())
+            rotation=None if rope is None else rope.rotation(), packed=packed)
         mx.eval(got, token)
         assert token[0].item() == 0
         k_after, v_after = mk, mv  # written in place

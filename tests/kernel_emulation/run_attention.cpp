@@ -2,11 +2,12 @@
 // call, and paged_decode_kernel.cuh, the algorithm) on the CPU; built and driven by
 // tests/test_attention_kernels.py. Usage:
 //   run_attention B HQ HKV D N_BLOCKS BS NB BF16 SCALE SOFTCAP WINDOW SPLITS WARPS WRITE DS
-//     ROPE_DIMS ROPE_INTERLEAVED ROPE_SCALE ROPE_ATTN < in > out
+//     ROPE_DIMS ROPE_INTERLEAVED ROPE_SCALE ROPE_ATTN NEW_HEADS K0 V0 < in > out
 // Inputs on stdin: q [B, HQ, D], k_pool and v_pool [N_BLOCKS * BS, HKV, D] (float32, or
 // bfloat16 with BF16=1), tables [B, NB] and context lengths [B] (int32); with WRITE=1 also the
-// new rows k_new and v_new [B, HKV, DS] (element d of a row at d, DS >= D: rows with a gap,
-// read through strides as views are on the GPU) and new_slots [B] (int32); with ROPE_DIMS > 0
+// new rows k_new and v_new [B, NEW_HEADS, DS] (element d of a row at d, DS >= D: rows with a
+// gap, read through strides as views are on the GPU; KV head h's rows at heads K0 + h and
+// V0 + h, as in a packed launch) and new_slots [B] (int32); with ROPE_DIMS > 0
 // last the rotation's inverse frequencies [ROPE_DIMS / 2] (float32). Writes out
 // [B, HQ, D], then with WRITE=1 the pools as the kernel left them; with SPLITS > 1 the last
 // span of each (sequence, KV head) merges them (merge.cuh), as on the GPU, and the counts must
@@ -41,6 +42,7 @@ struct Args {
   int window, splits, ds;
   int rope_dims, rope_interleaved;
   float rope_scale, rope_attn_factor;
+  int new_heads, k0, v0;
 };
 
 template <class T, int D, int REP, int WARPS, bool WRITE>
@@ -58,7 +60,7 @@ int run(const Args& a) {
   }
   if (fread(tables.data(), 4, tables.size(), stdin) != tables.size()) return 4;
   if (fread(ctx.data(), 4, ctx.size(), stdin) != ctx.size()) return 4;
-  std::vector<T> k_new(WRITE ? size_t(B) * hkv * ds : 1), v_new(k_new.size());
+  std::vector<T> k_new(WRITE ? size_t(B) * a.new_heads * ds : 1), v_new(k_new.size());
   std::vector<int> new_slots(WRITE ? B : 1);
   if (WRITE) {
     for (auto* part : {&k_new, &v_new}) {
@@ -74,10 +76,10 @@ int run(const Args& a) {
   int done = -1;
   std::vector<unsigned> counters(size_t(B) * hkv, 0u);  // the split merge's counts
   const float fparams[4] = {a.scale, a.softcap, a.rope_scale, a.rope_attn_factor};
-  const int iparams[4] = {a.window, splits, a.rope_dims, a.rope_interleaved};
+  const int iparams[6] = {a.window, splits, a.rope_dims, a.rope_interleaved, a.k0, a.v0};
   const int k_shape[3] = {n_slots, hkv, D};
   const int64_t q_strides[3] = {int64_t(hq) * D, D, 1}, t_strides[2] = {nb, 1}, one[1] = {1};
-  const int64_t new_strides[3] = {int64_t(hkv) * ds, ds, 1};
+  const int64_t new_strides[3] = {int64_t(a.new_heads) * ds, ds, 1};
   launch(B * hkv * splits, WARPS * 32, [&] {
     body<T, D, REP, 16, WARPS, WRITE>(q.data(), q_strides, k.data(), k_shape, v.data(),
                                       tables.data(), t_strides, ctx.data(), one, fparams,
@@ -127,14 +129,15 @@ int dispatch(int write, int warps, int d, int rep, const Args& a) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 20) return 2;  // see the usage above
+  if (argc != 23) return 2;  // see the usage above
   const int B = atoi(argv[1]), hq = atoi(argv[2]), hkv = atoi(argv[3]), d = atoi(argv[4]);
   const int n_blocks = atoi(argv[5]), bs = atoi(argv[6]), nb = atoi(argv[7]);
   const int bf16 = atoi(argv[8]), warps = atoi(argv[13]), write = atoi(argv[14]);
   const Args a{B, hkv, n_blocks * bs, nb, float(atof(argv[9])), float(atof(argv[10])),
                atoi(argv[11]), atoi(argv[12]), atoi(argv[15]), atoi(argv[16]), atoi(argv[17]),
-               float(atof(argv[18])), float(atof(argv[19]))};
-  if (bs != 16 || a.ds < d) return 3;
+               float(atof(argv[18])), float(atof(argv[19])), atoi(argv[20]), atoi(argv[21]),
+               atoi(argv[22])};
+  if (bs != 16 || a.ds < d || (write && a.new_heads < std::max(a.k0, a.v0) + hkv)) return 3;
   return bf16 ? dispatch<__nv_bfloat16>(write, warps, d, hq / hkv, a)
               : dispatch<float>(write, warps, d, hq / hkv, a);
 }

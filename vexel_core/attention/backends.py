@@ -281,14 +281,18 @@ class PagedBackend(_PagedAttention):
         backend = self._kernel_backend(q, batch, layer)
         if backend is None:
             return None
-        rotation = None
+        new_k: mx.array | None = k
+        new_v: mx.array | None = v
+        rotation, packed = None, False
         if unrotated is not None:  # the kernel rotates: the rotated q and k stay uncomputed
-            q, k, rotation = unrotated
+            q, new_k, rotation, heads = unrotated
+            if heads is not None:  # and reads the heads where the projection left them
+                q, new_k, new_v, packed = heads, None, None, True
         out, token = kernels.paged_decode_writing(
-            q, k, v, batch.slot_mapping, pool.k[layer], pool.v[layer], plan.decode_tables,
-            plan.decode_ctx, block_size=pool.block_size, scale=scale, softcap=softcap,
-            window=window, backend=backend, max_context=plan.decode_max_ctx,
-            after=pool.read_token(layer), rotation=rotation)
+            q, new_k, new_v, batch.slot_mapping, pool.k[layer], pool.v[layer],
+            plan.decode_tables, plan.decode_ctx, block_size=pool.block_size, scale=scale,
+            softcap=softcap, window=window, backend=backend, max_context=plan.decode_max_ctx,
+            after=pool.read_token(layer), rotation=rotation, packed=packed)
         pool.wrote(layer, token)
         return out
 

@@ -125,11 +125,17 @@ class Rotation(NamedTuple):
 
 
 class Unrotated(NamedTuple):
-    """A step's q and k before their rotary embedding, and the embedding (`Rotation`)."""
+    """A step's q and k before their rotary embedding, and the embedding (`Rotation`).
+
+    *heads*: where the projection is fused, the array that q, k and v are slices of,
+    ``[T, Hq + 2 Hkv, D]`` (q's heads, k's, v's), for a kernel that reads them where they
+    lie: each slice is one more array for MLX to build and submit in every step, five a
+    layer."""
 
     q: mx.array
     k: mx.array
     rotation: Rotation
+    heads: mx.array | None = None
 
 
 class AttentionBackend(Protocol):

@@ -255,17 +255,15 @@ class Attention(nn.Module):
         o = self.opts
         T, hq, hkv = x.shape[0], o.n_heads, o.n_kv_heads
         if self.qkv is not None:
-            fused, nqk = self.qkv(x), (hq + hkv) * o.head_dim
-            qk = fused[:, :nqk].reshape(T, hq + hkv, o.head_dim)
-            v = fused[:, nqk:].reshape(T, hkv, o.head_dim)
-            q, k = qk[:, :hq], qk[:, hq:]
+            heads = self.qkv(x).reshape(T, hq + 2 * hkv, o.head_dim)
+            q, k, v = heads[:, :hq], heads[:, hq : hq + hkv], heads[:, hq + hkv :]
             if self.rope is None:
                 return QKV(q, k, v)
             # q's and k's heads sit side by side: one rope call rotates both (a decode step
             # is mostly per-launch cost; notes/engine-gpu.md, session 9)
-            rotated = self.rope(qk, positions)
+            rotated = self.rope(heads[:, : hq + hkv], positions)
             return QKV(rotated[:, :hq], rotated[:, hq:], v,
-                       Unrotated(q, k, self.rope.rotation()))
+                       Unrotated(q, k, self.rope.rotation(), heads))
         assert self.q is not None and self.k is not None and self.v is not None
         q = self.q(x).reshape(T, hq, o.head_dim)
         k = self.k(x).reshape(T, hkv, o.head_dim)

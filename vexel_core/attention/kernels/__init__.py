@@ -113,14 +113,15 @@ def _counters(n: int) -> mx.array:
 
 @lru_cache(maxsize=256)
 def _parameters(scale: float, softcap: float, window: int, splits: int,
-                rope: tuple[int, bool, float, float]) -> tuple[mx.array, ...]:
+                rope: tuple[int, bool, float, float],
+                new_heads: tuple[int, int] = (0, 0)) -> tuple[mx.array, ...]:
     """The kernel's ``fparams`` and ``iparams``, made once per value: arrays made on the host
     cost their first GPU reader a page fault on CUDA (benchmarks/host_arrays.py), and these
     were made anew for every layer of every step. Evaluated at once, so that they hold plain
     data any thread's graph may read (an unevaluated array belongs to its thread's stream)."""
     dims, interleaved, rope_scale, attn_factor = rope
     params = (mx.array([scale, softcap, rope_scale, attn_factor], dtype=mx.float32),
-              mx.array([window, splits, dims, int(interleaved)], dtype=mx.int32))
+              mx.array([window, splits, dims, int(interleaved), *new_heads], dtype=mx.int32))
     mx.eval(params)
     return params
 
@@ -234,11 +235,12 @@ def paged_decode(
 
 
 def paged_decode_writing(
-    q: mx.array, k_new: mx.array, v_new: mx.array, new_slots: mx.array, k_pool: mx.array,
-    v_pool: mx.array, tables: mx.array, ctx_lens: mx.array, *, block_size: int, scale: float,
-    softcap: float | None = None, window: int | None = None, backend: str | None = None,
-    init_value: float | None = None, max_context: int = 0, splits: int | None = None,
-    warps: int | None = None, after: mx.array | None = None, rotation: Rotation | None = None,
+    q: mx.array, k_new: mx.array | None, v_new: mx.array | None, new_slots: mx.array,
+    k_pool: mx.array, v_pool: mx.array, tables: mx.array, ctx_lens: mx.array, *,
+    block_size: int, scale: float, softcap: float | None = None, window: int | None = None,
+    backend: str | None = None, init_value: float | None = None, max_context: int = 0,
+    splits: int | None = None, warps: int | None = None, after: mx.array | None = None,
+    rotation: Rotation | None = None, packed: bool = False,
 ) -> tuple[mx.array, mx.array]:
     """`paged_decode` of a decode step that also stores the step's keys and values: rows
     ``k_new``/``v_new`` ``[B, Hkv, D]`` (pool dtype; views are read as they are) go into the
@@ -247,19 +249,40 @@ def paged_decode_writing(
     where `KVPool.write` and `paged_decode` take two. With *rotation*, q and ``k_new`` come
     unrotated and are rotated at each sequence's newest position (``ctx_lens - 1``), each
     element rounded to the pool's dtype, as the rotation's own launch would leave them.
+    *packed*: q is a fused projection's heads ``[B, Hq + 2 Hkv, D]``, q's, then the new
+    keys', then the new values' (k_new and v_new None), read where they lie: slices of it
+    would each be one more array for MLX to handle in every step (`Unrotated.heads`).
     Returns (out, token): the token orders the pools' next readers after this write
     (`KVPool.wrote`)."""
     B, Hkv, D = q.shape[0], k_pool.shape[1], q.shape[2]
-    for name, a in (("k_new", k_new), ("v_new", v_new)):
-        if a.shape != (B, Hkv, D) or a.dtype != k_pool.dtype:
-            raise ValueError(f"{name} {a.shape} {a.dtype}: expected {(B, Hkv, D)} "
-                             f"{k_pool.dtype}, one row per sequence and KV head")
+    new_heads = (0, 0)
+    if packed:
+        if k_new is not None or v_new is not None:
+            raise ValueError("packed: the new rows are q's last heads; k_new, v_new: expected "
+                             "None")
+        Hq = q.shape[1] - 2 * Hkv
+        if Hq <= 0:
+            raise ValueError(f"packed q {q.shape}: expected [B, Hq + {2 * Hkv}, D], the query "
+                             f"heads then the pool's {Hkv} KV heads for keys and for values")
+        k_new = v_new = q
+        new_heads = (Hq, Hq + Hkv)
+    elif k_new is None or v_new is None:
+        raise ValueError("k_new, v_new: expected the new rows [B, Hkv, D] (or packed=True)")
+    else:
+        for name, a in (("k_new", k_new), ("v_new", v_new)):
+            if a.shape != (B, Hkv, D):
+                raise ValueError(f"{name} {a.shape}: expected {(B, Hkv, D)}, one row per "
+                                 f"sequence and KV head")
+    if k_new.dtype != k_pool.dtype or v_new.dtype != k_pool.dtype:
+        raise ValueError(f"new rows {k_new.dtype}/{v_new.dtype}: expected the pool's "
+                         f"{k_pool.dtype}")
     if new_slots.shape != (B,):
         raise ValueError(f"new_slots {new_slots.shape}: expected ({B},), a slot per sequence")
     return _launch(q, k_pool, v_pool, tables, ctx_lens, (k_new, v_new, new_slots),
                    block_size=block_size, scale=scale, softcap=softcap, window=window,
                    backend=backend, init_value=init_value, max_context=max_context,
-                   splits=splits, warps=warps, prefetch=True, after=after, rotation=rotation)
+                   splits=splits, warps=warps, prefetch=True, after=after, rotation=rotation,
+                   new_heads=new_heads)
 
 
 class _Plan(NamedTuple):
@@ -276,7 +299,8 @@ class _Plan(NamedTuple):
 @lru_cache(maxsize=256)
 def _plan(B: int, Hq: int, Hkv: int, D: int, dtype: mx.Dtype, block_size: int, warps: int,
           splits: int, write: bool, prefetch: bool, scale: float, softcap: float, window: int,
-          rope: tuple[int, bool, float, float], backend: str) -> _Plan:
+          rope: tuple[int, bool, float, float], new_heads: tuple[int, int],
+          backend: str) -> _Plan:
     """The launch of a shape, made once: every layer of a step asks for the same one."""
     if Hq % Hkv:
         raise ValueError(f"q's {Hq} heads do not share the pool's {Hkv} KV heads evenly")
@@ -295,7 +319,7 @@ def _plan(B: int, Hq: int, Hkv: int, D: int, dtype: mx.Dtype, block_size: int, w
                        gpu.TOKEN_SHAPE if splits == 1 else (B, Hq, splits, 2 + D),
                        gpu.TOKEN_SHAPE],
         output_dtypes=[dtype, mx.float32, mx.int32],
-        params=_parameters(scale, softcap, window, splits, rope))
+        params=_parameters(scale, softcap, window, splits, rope, new_heads))
 
 
 def _launch(
@@ -304,11 +328,16 @@ def _launch(
     softcap: float | None, window: int | None, backend: str | None, init_value: float | None,
     max_context: int, splits: int | None, warps: int | None, prefetch: bool,
     after: mx.array | None, rotation: Rotation | None = None,
+    new_heads: tuple[int, int] = (0, 0),
 ) -> tuple[mx.array, mx.array]:
+    """The kernel's launch. *new_heads*: the first heads of the new keys and of the new values
+    in their arrays (nonzero where q, k_new and v_new are one packed array, whose first
+    ``new_heads[0]`` heads are q's)."""
     backend = backend or kernel_backend()
     if backend is None:
         raise ValueError("paged_decode needs a GPU kernel backend")
-    B, Hq, D = q.shape
+    B, _, D = q.shape
+    Hq = new_heads[0] or q.shape[1]
     Hkv, dtype = k_pool.shape[1], q.dtype
     if k_pool.dtype != dtype:
         raise ValueError(f"q {q.shape} {dtype} does not fit the pool {k_pool.shape} "
@@ -316,7 +345,7 @@ def _launch(
     W, S = launch_shape(B, Hkv, max_context, D, Hq // Hkv, dtype, backend, splits)
     rope = (0, False, 0.0, 1.0) if rotation is None else rotation[:4]
     p = _plan(B, Hq, Hkv, D, dtype, block_size, warps or W, S, new is not None, prefetch, scale,
-              softcap or 0.0, window or 0, rope, backend)
+              softcap or 0.0, window or 0, rope, new_heads, backend)
     extra = {} if init_value is None else {"init_value": init_value}
     placeholder_freqs, placeholder_after, *placeholder_new = _placeholders(dtype)
     k_new, v_new, new_slots = new if new is not None else placeholder_new

@@ -15,7 +15,9 @@
 // ctx_lens and the new rows may be views; the pools are whole allocations (KVPool's), rows
 // contiguous.
 //
-// WRITE: this step's key and value rows k_new/v_new [B, Hkv, D] go into the pools at
+// WRITE: this step's key and value rows k_new/v_new [B, Hkv, D] (heads iparams[4] and
+// iparams[5] on: q, k_new and v_new may be one packed array, the fused projection's heads,
+// whose slices would each be an array more for MLX in every step) go into the pools at
 // new_slots[B] first, in place (as cache_write.cu does: the pools are inputs written through
 // their pointers, and `done`, a copy of `after`, is the write's token for the pools' next
 // readers). Each sequence's new token is the last of its context, so the CTA of
@@ -119,7 +121,7 @@ __device__ __forceinline__ void paged_decode(
   if constexpr (WRITE) {
     if (lo <= ctx - 1 && ctx - 1 < hi) {  // this span holds the new token
       const size_t row = ((size_t)new_slots[seq * new_slots_strides[0]] * n_kv + kvh) * D;
-      const T* kh = k_new + seq * k_new_strides[0] + kvh * k_new_strides[1];
+      const T* kh = k_new + seq * k_new_strides[0] + (iparams[4] + kvh) * k_new_strides[1];
       for (int i = threadIdx.x; i < D; i += WARPS * 32) {
         T ki = kh[i * k_new_strides[2]];
         if (rope.dims > 0) {
@@ -128,7 +130,8 @@ __device__ __forceinline__ void paged_decode(
         }
         writable(k_pool)[row + i] = ki;
         writable(v_pool)[row + i] =
-            v_new[seq * v_new_strides[0] + kvh * v_new_strides[1] + i * v_new_strides[2]];
+            v_new[seq * v_new_strides[0] + (iparams[5] + kvh) * v_new_strides[1] +
+                  i * v_new_strides[2]];
       }
     }
     if (blockIdx.x == 0 && threadIdx.x == 0) done[0] = after[0];

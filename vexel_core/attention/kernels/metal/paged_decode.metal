@@ -61,7 +61,8 @@ for (uint i = thread_position_in_threadgroup.x; i < REP * D; i += WARPS * 32) {
 if (WRITE) {
   if (lo <= ctx - 1 && ctx - 1 < hi) {
     const size_t row = (size_t(new_slots[seq * new_slots_strides[0]]) * n_kv + kvh) * D;
-    const size_t head = seq * k_new_strides[0] + kvh * k_new_strides[1];
+    // the new rows' first heads: iparams[4] and [5] (nonzero when q, k_new, v_new are packed)
+    const size_t head = seq * k_new_strides[0] + (iparams[4] + kvh) * k_new_strides[1];
     for (uint i = thread_position_in_threadgroup.x; i < D; i += WARPS * 32) {
       const int d = int(i);
       T ki = k_new[head + d * k_new_strides[2]];
@@ -70,7 +71,8 @@ if (WRITE) {
       }
       ((device T*)k_pool)[row + i] = ki;
       ((device T*)v_pool)[row + i] =
-          v_new[seq * v_new_strides[0] + kvh * v_new_strides[1] + i * v_new_strides[2]];
+          v_new[seq * v_new_strides[0] + (iparams[5] + kvh) * v_new_strides[1] +
+                i * v_new_strides[2]];
     }
   }
   if (threadgroup_position_in_grid.x == 0 && thread_position_in_threadgroup.x == 0) {
