@@ -4,7 +4,7 @@
     python benchmarks/ab.py [--inline-headers] [--float-one-row] [--plain-norm-add] \
         [--unfused-glu] [--separate-cache-write] [--long-bodies] [--separate-step-arrays] \
         [--tiny-tokens] [--separate-add-norm] [--segment-compile] [--separate-rope] \
-        [--sliced-heads] \
+        [--sliced-heads] [--long-spans] \
         bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
@@ -38,6 +38,9 @@
 * ``--sliced-heads``: the attention kernel given q, k and v as slices of the fused q/k/v
   product, as before session 24, instead of the product's heads as one array (five arrays
   a layer fewer for MLX to build and submit).
+* ``--long-spans``: the paged decode's context split on CUDA as on Metal (one span up to 512
+  tokens, spans of at least 256 beyond), as before the merge inside the kernel, instead of
+  spans of 128 tokens from 256.
 """
 
 from __future__ import annotations
@@ -175,12 +178,25 @@ def sliced_heads() -> None:
     Attention.attend = attend  # type: ignore[method-assign]
 
 
+def long_spans() -> None:
+    from vexel_core.attention import kernels
+
+    def launch_shape(batch, n_kv_heads, max_context, head_dim, rep, dtype,  # type: ignore[no-untyped-def]
+                     backend="cuda", splits=None):
+        splits = splits or kernels.split_count(batch, n_kv_heads, max_context, "metal")
+        return shape_as_is(batch, n_kv_heads, max_context, head_dim, rep, dtype, backend, splits)
+
+    shape_as_is = kernels.launch_shape
+    kernels.launch_shape = launch_shape
+
+
 CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--plain-norm-add": plain_norm_add, "--unfused-glu": unfused_glu,
            "--separate-cache-write": separate_cache_write, "--long-bodies": long_bodies,
            "--separate-step-arrays": separate_step_arrays, "--tiny-tokens": tiny_tokens,
            "--separate-add-norm": separate_add_norm, "--segment-compile": segment_compile,
-           "--separate-rope": separate_rope, "--sliced-heads": sliced_heads}
+           "--separate-rope": separate_rope, "--sliced-heads": sliced_heads,
+           "--long-spans": long_spans}
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ Metal, Apple GPUs' 32 KiB), with one and three spans."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import mlx.core as mx
@@ -381,25 +382,31 @@ def test_paged_decode_writing_stores_the_new_rows_and_attends_to_them(  # type: 
 
 
 def test_split_count_fills_the_gpu_only_for_small_batches_and_long_contexts() -> None:
-    # one request, Llama-3 heads (8 CTAs alone): a short context stays whole (no merge
+    # one request, Llama-3 heads (8 CTAs alone). Metal: a short context stays whole (no merge
     # kernel); a long one spreads over SPREAD_CTAS CTAs, spans of at least MIN_SPAN tokens
-    assert kernels.split_count(1, 8, 384) == 1
-    assert kernels.split_count(1, 8, kernels.SPLIT_ABOVE) == 1
-    assert kernels.split_count(1, 8, 4096) == min(kernels.SPREAD_CTAS // 8,
-                                                  4096 // kernels.MIN_SPAN)
-    assert kernels.split_count(1, 8, 10**6) == kernels.SPREAD_CTAS // 8
-    assert kernels.split_count(1, 8, kernels.SPLIT_ABOVE + 1) == \
-        (kernels.SPLIT_ABOVE + 1) // kernels.MIN_SPAN
-    assert kernels.split_count(64, 8, 4096) == 1  # 512 CTAs already
+    metal = functools.partial(kernels.split_count, backend="metal")
+    assert metal(1, 8, 384) == 1
+    assert metal(1, 8, kernels.SPLIT_ABOVE) == 1
+    assert metal(1, 8, 4096) == min(kernels.SPREAD_CTAS // 8, 4096 // kernels.MIN_SPAN)
+    assert metal(1, 8, 10**6) == kernels.SPREAD_CTAS // 8
+    assert metal(1, 8, kernels.SPLIT_ABOVE + 1) == (kernels.SPLIT_ABOVE + 1) // kernels.MIN_SPAN
+    assert metal(64, 8, 4096) == 1  # 512 CTAs already
+    # CUDA merges in the kernel: spans of MERGED_MIN_SPAN tokens from twice that
+    cuda = kernels.split_count
+    assert cuda(1, 8, kernels.MERGED_MIN_SPAN) == cuda(1, 8, 2 * kernels.MERGED_MIN_SPAN - 1) == 1
+    assert cuda(1, 8, 256) == 2 and cuda(1, 8, 512) == 4
+    assert cuda(1, 8, 10**6) == kernels.SPREAD_CTAS // 8
+    assert cuda(16, 8, 4096) == 1 and cuda(64, 8, 4096) == 1
 
 
 def test_launch_shape_gives_small_grids_more_warps_and_full_batches_four() -> None:
     shape = {"head_dim": 128, "rep": 4, "dtype": mx.bfloat16}
-    # one request at 128-512 tokens: one span, warps enough for a chunk each
-    assert kernels.launch_shape(1, 8, 128, **shape) == (4, 1)
-    assert kernels.launch_shape(1, 8, 256, **shape) == (8, 1)
-    assert kernels.launch_shape(1, 8, 384, **shape) == (16, 1)
-    assert kernels.launch_shape(1, 8, 512, **shape) == (16, 1)
+    # one request at 128-512 tokens in one span (Metal's choice): warps enough for a chunk
+    # each; CUDA's choice, spans of 128 tokens in CTAs of 4 warps
+    for ctx, warps in [(128, 4), (256, 8), (384, 16), (512, 16)]:
+        assert kernels.launch_shape(1, 8, ctx, **shape, splits=1) == (warps, 1)
+        assert kernels.launch_shape(1, 8, ctx, **shape) == (4, ctx // 128)
+    assert kernels.launch_shape(1, 8, 512, **shape, backend="metal")[1] == 1
     # long contexts: spans first, then warps for the span
     warps, splits = kernels.launch_shape(1, 8, 4096, **shape)
     assert splits > 1 and 4096 / splits <= warps * 32
@@ -407,7 +414,7 @@ def test_launch_shape_gives_small_grids_more_warps_and_full_batches_four() -> No
     assert kernels.launch_shape(64, 8, 4096, **shape) == (4, 1)
     assert kernels.launch_shape(256, 8, 300, **shape) == (4, 1)
     # shared memory: 8 query heads per KV head fit 16 warps' s_acc in no backend's limit
-    assert kernels.launch_shape(1, 8, 512, 128, 8, mx.bfloat16) == (8, 1)
+    assert kernels.launch_shape(1, 8, 512, 128, 8, mx.bfloat16, splits=1) == (8, 1)
     assert kernels.launch_shape(1, 8, 512, 128, 4, mx.bfloat16, "metal") == (8, 1)
     for B, ctx in [(1, 128), (1, 512), (4, 1000), (16, 300), (1, 9000)]:
         for D, rep in [(64, 4), (80, 1), (96, 8), (128, 8), (256, 2)]:

@@ -43,8 +43,13 @@ WARP_COUNTS = (4, 8, 16)  # warps per CTA that `warp_count` chooses among (templ
 # us per layer in one span, 71 in 16, wall time); session 9 measured one request at 128-384
 # tokens taking 34.5 us of GPU time per layer in 8 CTAs of 4 warps, a pure chain of latencies.
 SPREAD_CTAS = 128  # CTAs (sequence x KV head x span) that a split spreads over: one per SM
-MIN_SPAN = 256  # context tokens per CTA below which splitting does not pay
-SPLIT_ABOVE = 512  # contexts up to this stay in one span (a round of 16 warps): no merge
+MIN_SPAN = 256  # context tokens per CTA below which splitting does not pay (Metal)
+SPLIT_ABOVE = 512  # contexts up to this stay in one span (a round of 16 warps): no merge launch
+# CUDA merges the spans in the kernel (cuda/merge.cuh), so short contexts split too, into
+# spans of this many tokens: session 19 timed one request's layer with the cache write at 256
+# tokens 16.4 us in one span against 12.2-13.9 in two, and at 512 21.9 against 13.4-15.5 in
+# four (4 warps each; the merge's own launch apart).
+MERGED_MIN_SPAN = 128
 WARP_BUDGET = 2048  # warps (CTAs x warps per CTA) the GPU runs at once: about 16 per SM
 # Static shared memory per CTA: CUDA's limit without opting in, Apple GPUs' threadgroup memory
 _SHARED_LIMIT = {"cuda": 48 * 1024, "metal": 32 * 1024}
@@ -126,14 +131,18 @@ def _parameters(scale: float, softcap: float, window: int, splits: int,
     return params
 
 
-def split_count(batch: int, n_kv_heads: int, max_context: int) -> int:
-    """Spans to split each sequence's context into: 1 up to `SPLIT_ABOVE` tokens (a merge
-    costs the last CTA's tail on CUDA, a launch on Metal; session 19 found more CTAs per KV
-    head no faster at short contexts) or once the batch alone gives `SPREAD_CTAS` CTAs; else
-    enough spans to reach that many CTAs, never under `MIN_SPAN` tokens each."""
-    if max_context <= SPLIT_ABOVE:
+def split_count(batch: int, n_kv_heads: int, max_context: int, backend: str = "cuda") -> int:
+    """Spans to split each sequence's context into: 1 once the batch alone gives
+    `SPREAD_CTAS` CTAs; else enough spans to reach that many CTAs, never under
+    `MERGED_MIN_SPAN` tokens each on CUDA (the kernel merges them), on Metal never under
+    `MIN_SPAN` and only above `SPLIT_ABOVE` tokens (the merge is a launch there)."""
+    if backend == "cuda":
+        min_span = MERGED_MIN_SPAN
+    elif max_context <= SPLIT_ABOVE:
         return 1
-    return max(1, min(SPREAD_CTAS // (batch * n_kv_heads), max_context // MIN_SPAN))
+    else:
+        min_span = MIN_SPAN
+    return max(1, min(SPREAD_CTAS // (batch * n_kv_heads), max_context // min_span))
 
 
 def warp_count(ctas: int, span: int, head_dim: int, rep: int, dtype: mx.Dtype,
@@ -157,7 +166,7 @@ def launch_shape(batch: int, n_kv_heads: int, max_context: int, head_dim: int, r
     """(warps per CTA, spans per sequence) for a decode of *batch* sequences of at most
     *max_context* tokens: `split_count` (unless *splits* is given), then `warp_count` for the
     spans."""
-    splits = splits or split_count(batch, n_kv_heads, max_context)
+    splits = splits or split_count(batch, n_kv_heads, max_context, backend)
     span = -(-max_context // splits)
     return warp_count(batch * n_kv_heads * splits, span, head_dim, rep, dtype, backend), splits
 
