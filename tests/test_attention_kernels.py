@@ -381,6 +381,32 @@ def test_paged_decode_writing_stores_the_new_rows_and_attends_to_them(  # type: 
     np.testing.assert_allclose(got, expect, rtol=0, atol=tol * np.abs(expect).max())
 
 
+def test_paged_decode_writing_names_new_rows_that_do_not_fit() -> None:
+    """Each bad argument of a writing launch is named with what was expected, before any
+    launch (so on the CPU too): the new rows' shape and dtype, the slots, the packed form."""
+    pool = mx.zeros((32, 2, 64))
+    tables, ctx = mx.zeros((1, 2), dtype=mx.int32), mx.ones((1,), dtype=mx.int32)
+    q, rows, slots = mx.zeros((1, 4, 64)), mx.zeros((1, 2, 64)), mx.zeros((1,), dtype=mx.int32)
+
+    def write(q, k, v, slots=slots, packed=False):  # type: ignore[no-untyped-def]
+        return kernels.paged_decode_writing(q, k, v, slots, pool, pool, tables, ctx,
+                                            block_size=BS, scale=1.0, packed=packed)
+
+    with pytest.raises(ValueError, match=r"k_new \(1, 1, 64\): expected \(1, 2, 64\)"):
+        write(q, rows[:, :1], rows)
+    with pytest.raises(ValueError, match=r"new rows mlx.core.float32/mlx.core.float16: expected "
+                                         r"the pool's mlx.core.float32"):
+        write(q, rows, rows.astype(mx.float16))
+    with pytest.raises(ValueError, match=r"new_slots \(2,\): expected \(1,\)"):
+        write(q, rows, rows, slots=mx.zeros((2,), dtype=mx.int32))
+    with pytest.raises(ValueError, match=r"k_new, v_new: expected the new rows"):
+        write(q, None, rows)
+    with pytest.raises(ValueError, match=r"packed: .* k_new, v_new: expected None"):
+        write(mx.zeros((1, 8, 64)), rows, None, packed=True)
+    with pytest.raises(ValueError, match=r"packed q \(1, 4, 64\): expected \[B, Hq \+ 4, D\]"):
+        write(q, None, None, packed=True)
+
+
 def test_split_count_fills_the_gpu_only_for_small_batches_and_long_contexts() -> None:
     # one request, Llama-3 heads (8 CTAs alone). Metal: a short context stays whole (no merge
     # kernel); a long one spreads over SPREAD_CTAS CTAs, spans of at least MIN_SPAN tokens

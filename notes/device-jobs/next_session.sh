@@ -15,16 +15,23 @@
 # A: (~450 s, s25_a.sh) the GPU tests session 24 cut at their limits (none failed): the
 #    writing kernel, packed on every other case; the compiled decode; the KV pool. If any
 #    fails, the packed path is the suspect: `ab.py --sliced-heads` is the way back.
-# B: (~400 s, s23_e.sh as it is; carry .devkit/peers, notes/bench moved out of the tree)
-#    three engines on one Q4_0 request: Vexel, mlx-lm, llama.cpp (tg128). The last figures
-#    (session 23, slow host): 283.3, 92.7, 337.3 tok/s. Update the README's row [f] from it.
-# C: (~300 s) cold start on CUDA: session 24's native profile found ~27 s of NVRTC compiles
-#    in a fresh process (MLX does not disk-cache custom kernels). Time a fresh process's
-#    first token (a short `vexel bench` run in two fresh processes: both pay it), and find
-#    which launches compile (py-spy --native: the Python frames above nvrtcCompileProgram).
-#    A user's first request on CUDA waits for it; a warm-up at load, or an MLX issue.
-# Set aside: the split merge inside the kernel (branch next/merge-in-kernel, session 24: no
-# gain at 4,000 tokens); the decode segment (next/decode-segment: GPU-slower).
+# B: (~420 s, s25_b.sh on branch next/merge-in-kernel: git checkout it first) the split
+#    merged inside the kernel lets one request split short contexts on CUDA (spans of 128
+#    tokens from 256): the kernel alone by launch shape, then the step alternated against
+#    `ab.py --long-spans`. If the step is shorter: C.
+# C: (~550 s, s25_c.sh, same branch) its GPU tests (three spans, the compiled decode, the
+#    engine); merge the branch if they pass.
+# D: (~400 s, s23_e.sh as it is, on main after the merges; carry .devkit/peers, notes/bench
+#    moved out of the tree) three engines on one Q4_0 request: Vexel, mlx-lm, llama.cpp
+#    (tg128). The last figures (session 23, slow host): 283.3, 92.7, 337.3 tok/s. Update the
+#    README's row [f] from it.
+# E: (if time is left, ~300 s) cold start on CUDA: session 24's native profile found ~27 s
+#    of NVRTC compiles in a fresh process (MLX does not disk-cache custom kernels). Time a
+#    fresh process's first token (a short `vexel bench` run in two fresh processes: both pay
+#    it), and find which launches compile (py-spy --native: the Python frames above
+#    nvrtcCompileProgram). A user's first request on CUDA waits for it.
+# A to D add up to more than the session's 1,800 s: after B, C if the step was shorter,
+# else D. Set aside: the decode segment (next/decode-segment: GPU-slower).
 # Alternated A/Bs: benchmarks/alternate.py CHANGE (one process, any ab.py change; session 23
 # found separate processes too noisy for a 1 ms change), or for whole commands
 # notes/device-jobs/arms_rounds.sh ROUNDS "arm command" ... (median of the runs' medians).
