@@ -7,7 +7,8 @@ MLX's replay of a compiled step makes one array per operation of its tape, glue 
 (reshapes, slices, type casts: no kernel, but host time), and its submit adds a CUDA graph
 node per kernel (notes/mlx-cuda-host-cost.md). One request decodes a few steps; the next
 step's graph (`ModelRunner.launch`, not evaluated) is written with `mx.export_to_dot` and its
-operations counted: in all, per layer, and by primitive.
+operations counted: in all, per layer, and by primitive; and the arrays they make (a kernel
+with several outputs makes several, each allocated and tracked by MLX's submit).
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ def primitives(dot: str) -> Counter[str]:
     return Counter(re.findall(r'\[label ="([^"]+)", shape=rectangle\]', dot))
 
 
+def arrays_made(dot: str) -> int:
+    """Arrays the operations of an `mx.export_to_dot` graph make: edges from an operation
+    (a numeric node) to an array (a quoted one), one per output."""
+    return len(re.findall(r'^\d+ -> "', dot, flags=re.MULTILINE))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--preset", default="llama3-8b")
@@ -52,10 +59,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         dot = Path(folder) / "step.dot"
         mx.export_to_dot(str(dot), logits)
-        counts = primitives(dot.read_text())
+        text = dot.read_text()
+        counts, made = primitives(text), arrays_made(text)
     layers = len(engine.model.blocks)
     total = sum(counts.values())
-    print(f"{total} operations in one decode step, {total / layers:.1f} a layer ({layers} layers)")
+    print(f"{total} operations in one decode step, {total / layers:.1f} a layer ({layers} layers),"
+          f" making {made} arrays ({made / layers:.1f} a layer)")
     for name, n in counts.most_common():
         print(f"{n:6d}  {n / layers:6.2f} a layer  {name}")
 

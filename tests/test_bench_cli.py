@@ -152,7 +152,8 @@ def test_spy_summary_counts_frames_under_a_frame() -> None:
 
 def test_step_graph_counts_the_operations_of_a_graph(tmp_path: Path) -> None:
     """benchmarks/step_graph.py counts a built graph's operations by primitive, from what
-    MLX's `export_to_dot` writes for it (here a small graph: a product, then glue)."""
+    MLX's `export_to_dot` writes for it (here a small graph: a product, then glue), and the
+    arrays they make (one more than operations where a split makes two)."""
     import mlx.core as mx
 
     step_graph = benchmark_module("step_graph")
@@ -161,4 +162,10 @@ def test_step_graph_counts_the_operations_of_a_graph(tmp_path: Path) -> None:
     mx.export_to_dot(str(tmp_path / "g.dot"), out)
     counts = step_graph.primitives((tmp_path / "g.dot").read_text())
     assert counts["Matmul"] == 1 and counts["Reshape"] == 1 and counts["Slice"] == 1
+    # a split makes two arrays in one operation
+    x, y = mx.split(a, 2, axis=0)
+    mx.export_to_dot(str(tmp_path / "s.dot"), x @ y.T)
+    text = (tmp_path / "s.dot").read_text()
+    assert step_graph.primitives(text)["Split"] == 1
+    assert step_graph.arrays_made(text) == sum(step_graph.primitives(text).values()) + 1
     assert counts["AsType"] == 1

@@ -25,11 +25,11 @@
 #    moved out of the tree) three engines on one Q4_0 request: Vexel, mlx-lm, llama.cpp
 #    (tg128). The last figures (session 23, slow host): 283.3, 92.7, 337.3 tok/s. Update the
 #    README's row [f] from it.
-# E: (if time is left, ~300 s) cold start on CUDA: session 24's native profile found ~27 s
-#    of NVRTC compiles in a fresh process (MLX does not disk-cache custom kernels). Time a
-#    fresh process's first token (a short `vexel bench` run in two fresh processes: both pay
-#    it), and find which launches compile (py-spy --native: the Python frames above
-#    nvrtcCompileProgram). A user's first request on CUDA waits for it.
+# E: (if time is left, ~300 s) start-up on CUDA: session 24's native profile found ~27 s of
+#    NVRTC compiles in a fresh process (MLX does not disk-cache custom kernels), paid in the
+#    warm-up before a server answers /health. Time `vexel serve` to a healthy server, and
+#    find which launches compile (py-spy --native: the Python frames above
+#    nvrtcCompileProgram).
 # A to D add up to more than the session's 1,800 s: after B, C if the step was shorter,
 # else D. Set aside: the decode segment (next/decode-segment: GPU-slower).
 # Alternated A/Bs: benchmarks/alternate.py CHANGE (one process, any ab.py change; session 23
