@@ -157,25 +157,24 @@ def segment_compile() -> None:
     DecoderLM._decode_compiled = decode  # type: ignore[method-assign]
 
 
-def separate_rope() -> None:
+def attend_given(change):  # type: ignore[no-untyped-def]
+    """`Attention.attend` handing the backend ``change(qkv)`` instead of the projection's."""
     from vexel_core.model.layers import Attention
 
     def attend(self, qkv, batch):  # type: ignore[no-untyped-def]
-        return attend_as_is(self, qkv._replace(unrotated=None), batch)
+        return attend_as_is(self, change(qkv), batch)
 
     attend_as_is = Attention.attend
     Attention.attend = attend  # type: ignore[method-assign]
+
+
+def separate_rope() -> None:
+    attend_given(lambda qkv: qkv._replace(unrotated=None))
 
 
 def sliced_heads() -> None:
-    from vexel_core.model.layers import Attention
-
-    def attend(self, qkv, batch):  # type: ignore[no-untyped-def]
-        unrotated = qkv.unrotated and qkv.unrotated._replace(heads=None)
-        return attend_as_is(self, qkv._replace(unrotated=unrotated), batch)
-
-    attend_as_is = Attention.attend
-    Attention.attend = attend  # type: ignore[method-assign]
+    attend_given(lambda qkv: qkv._replace(
+        unrotated=qkv.unrotated and qkv.unrotated._replace(heads=None)))
 
 
 def long_spans() -> None:

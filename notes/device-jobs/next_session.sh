@@ -15,7 +15,8 @@
 # A: (~450 s, s25_a.sh) the GPU tests session 24 cut at their limits (none failed): the
 #    writing kernel, packed on every other case; the compiled decode; the KV pool. If any
 #    fails, the packed path is the suspect: `ab.py --sliced-heads` is the way back.
-# B: (~420 s, s25_b.sh on branch next/merge-in-kernel: git checkout it first) the split
+# B: (~420 s, s25_b.sh on branch next/merge-in-kernel: git checkout it first, or `git apply
+#    notes/patches/merge-in-kernel.patch` on main if the branch is gone) the split
 #    merged inside the kernel lets one request split short contexts on CUDA (spans of 128
 #    tokens from 256): the kernel alone by launch shape, then the step alternated against
 #    `ab.py --long-spans`. If the step is shorter: C.

@@ -13,11 +13,7 @@ timeout 160 python3 benchmarks/alternate.py --rounds 8 --tokens 256 --separate-r
 echo "== alternate rc $? after $(( $(date +%s) - t0 )) s"; tail -10 $OUT/alternate.txt
 # (limits: at most 160 + 140 + 170 + 100 s, within a call's 600; session 23's call D took
 # 78 s for the A/B, 146 s for test_compiled_decode and 74 s for test_engine)
-for f in "tests/test_attention_kernels.py -m gpu -k writing 140" \
-         "tests/test_compiled_decode.py 170" "tests/test_engine.py 100"; do
-  set -- $f; file=$1; limit=${@: -1}; marks=${@:2:$#-2}
-  timeout $limit python3 -m pytest -q -p no:cacheprovider -rfE --durations=5 \
-    -o faulthandler_timeout=120 $file $marks > $OUT/$(basename $file .py).txt 2>&1
-  echo "== $file rc $? after $(( $(date +%s) - t0 )) s"
-  grep -E "FAILED|ERROR|passed|failed" $OUT/$(basename $file .py).txt | tail -4 | cut -c1-200
-done
+# (run in session 24 with this loop written out here and pytest -q; gpu_tests.sh is that
+# loop, verbose)
+bash notes/device-jobs/gpu_tests.sh "140 tests/test_attention_kernels.py -m gpu -k writing" \
+  "170 tests/test_compiled_decode.py" "100 tests/test_engine.py"

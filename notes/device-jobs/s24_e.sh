@@ -11,13 +11,9 @@ t0=$(date +%s)
 timeout 150 python3 benchmarks/alternate.py --rounds 8 --tokens 256 --sliced-heads \
   > $OUT/alternate.txt 2>&1
 echo "== alternate rc $? after $(( $(date +%s) - t0 )) s"; tail -10 $OUT/alternate.txt
-for f in "tests/test_attention_kernels.py -m gpu -k writing 130" \
-         "tests/test_compiled_decode.py 170" "tests/test_engine.py 100"; do
-  set -- $f; file=$1; limit=${@: -1}; marks=${@:2:$#-2}
-  timeout $limit python3 -m pytest -q -p no:cacheprovider -rfE --durations=5 \
-    -o faulthandler_timeout=120 $file $marks > $OUT/$(basename $file .py).txt 2>&1
-  echo "== $file rc $? after $(( $(date +%s) - t0 )) s"
-  grep -E "FAILED|ERROR|passed|failed" $OUT/$(basename $file .py).txt | tail -4 | cut -c1-200
-done
+# (run in session 24 with this loop written out here and pytest -q; gpu_tests.sh is that
+# loop, verbose)
+bash notes/device-jobs/gpu_tests.sh "130 tests/test_attention_kernels.py -m gpu -k writing" \
+  "170 tests/test_compiled_decode.py" "100 tests/test_engine.py"
 timeout 60 python3 benchmarks/step_graph.py > $OUT/step_graph.txt 2>&1
 echo "== step_graph rc $? after $(( $(date +%s) - t0 )) s"; head -12 $OUT/step_graph.txt

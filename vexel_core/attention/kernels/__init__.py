@@ -119,7 +119,7 @@ def _counters(n: int) -> mx.array:
 @lru_cache(maxsize=256)
 def _parameters(scale: float, softcap: float, window: int, splits: int,
                 rope: tuple[int, bool, float, float],
-                new_heads: tuple[int, int] = (0, 0)) -> tuple[mx.array, ...]:
+                new_heads: tuple[int, int]) -> tuple[mx.array, ...]:
     """The kernel's ``fparams`` and ``iparams``, made once per value: arrays made on the host
     cost their first GPU reader a page fault on CUDA (benchmarks/host_arrays.py), and these
     were made anew for every layer of every step. Evaluated at once, so that they hold plain
