@@ -135,7 +135,7 @@ def test_spy_summary_counts_frames_under_a_frame() -> None:
     """benchmarks/spy_summary.py: collapsed stacks summed per frame (file and line dropped),
     each frame once per sample however deep it recurs, and --under keeping only the samples
     that pass through a frame, counted from that frame down; --without dropping the samples
-    that pass through one."""
+    that pass through one; --through keeping them, whole stacks (their callers counted)."""
     spy = benchmark_module("spy_summary")
     lines = ["main (a.py:1);step (b.py:2);async_eval (c.py:3);eval_gpu (x.cpp:9) 5\n",
              "main (a.py:1);step (b.py:2);build (b.py:7) 3\n",
@@ -148,6 +148,8 @@ def test_spy_summary_counts_frames_under_a_frame() -> None:
     assert total == 5 and "step" not in inclusive and leaf == {"eval_gpu": 5}
     total, inclusive, leaf = spy.summarise(lines, None, without="eval_gpu")
     assert total == 5 and leaf == {"build": 3, "f": 2}
+    total, inclusive, leaf = spy.summarise(lines, None, through="eval_gpu")
+    assert total == 5 and inclusive["step"] == 5 and "build" not in inclusive
 
 
 def test_step_graph_counts_the_operations_of_a_graph(tmp_path: Path) -> None:
