@@ -171,3 +171,43 @@ def test_step_graph_counts_the_operations_of_a_graph(tmp_path: Path) -> None:
     assert step_graph.primitives(text)["Split"] == 1
     assert step_graph.arrays_made(text) == sum(step_graph.primitives(text).values()) + 1
     assert counts["AsType"] == 1
+
+
+def test_serve_ready_waits_for_health_then_times_requests() -> None:
+    """benchmarks/serve_ready.py polls /health through 503s (a server loading its model) until
+    200, then times completions; a server that never turns healthy raises TimeoutError."""
+    import http.server
+    import threading
+
+    serve_ready = benchmark_module("serve_ready")
+    seen = {"health": 0, "completions": 0}
+    ready = threading.Event()
+
+    class Loading(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            seen["health"] += 1
+            self.send_response(200 if seen["health"] > 2 and ready.is_set() else 503)
+            self.end_headers()
+
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers["Content-Length"]))
+            seen["completions"] += 1
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Loading)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    try:
+        with pytest.raises(TimeoutError, match="/health"):
+            serve_ready.wait_healthy(base, timeout=0.5)
+        ready.set()
+        serve_ready.wait_healthy(base, timeout=5)
+        assert seen["health"] >= 3
+        assert serve_ready.complete(base) >= 0 and seen["completions"] == 1
+    finally:
+        server.shutdown()
