@@ -6,6 +6,11 @@
 : "${OUT:?set OUT to the output folder}"
 M=${1:?a GGUF file}; LIMIT=${2:-150}
 python3 -m pip install -q --no-index --no-deps --target /tmp/pyspy .devkit/pyspy/*.whl
+# setup.sh installs .devkit/wheels once per machine: a machine first met before the server's
+# wheels were added lacks them (session 25, calls D and F)
+python3 -c "import uvicorn, starlette, prometheus_client" 2>/dev/null || python3 -m pip install \
+  -q --no-index --no-deps --target /tmp/vexel-site \
+  .devkit/wheels/{uvicorn,starlette,h11,anyio,sniffio,idna,prometheus_client}-*.whl
 export PATH=/tmp/pyspy/bin:$PATH
 serve_once() {  # $1: label; the rest: a command prefix (none, or py-spy's)
   local label=$1; shift
