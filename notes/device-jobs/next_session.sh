@@ -24,7 +24,9 @@
 #    16 warps whatever the span, spans of ~128 tokens within the warp budget; 0.08-0.16 ms a
 #    step at 384-512 tokens). After B: the products are the larger prize.
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
-# later never reach a warm machine (serve_startup.sh installs the server's itself).
+# later never reach a warm machine. Start a call that needs a newly added wheel with
+# `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
+# (serve_startup.sh runs it itself).
 # Alternated A/Bs: benchmarks/alternate.py CHANGE (one process, any ab.py change; session 23
 # found separate processes too noisy for a 1 ms change), or for whole commands
 # notes/device-jobs/arms_rounds.sh ROUNDS "arm command" ... (median of the runs' medians).

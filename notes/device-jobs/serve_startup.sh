@@ -1,17 +1,12 @@
 # Start-up on CUDA: `vexel serve` on a GGUF file, the seconds until /health answers 200 and
 # the first requests' times (benchmarks/serve_ready.py), once plain and once under py-spy with
 # native frames, then which Python calls the NVRTC compiles come from. Needs .devkit/pyspy
-# carried and the server's packages in .devkit/wheels.
+# carried.
 #   bash notes/device-jobs/serve_startup.sh MODEL.gguf [LIMIT_S]
 : "${OUT:?set OUT to the output folder}"
 M=${1:?a GGUF file}; LIMIT=${2:-150}
 python3 -m pip install -q --no-index --no-deps --target /tmp/pyspy .devkit/pyspy/*.whl
-# setup.sh installs .devkit/wheels once per machine: a machine first met before the server's
-# wheels were added lacks them (session 25, calls D and F)
-python3 -c "import uvicorn, starlette, prometheus_client" 2>/dev/null || python3 -m pip install \
-  -q --no-index --no-deps --target /tmp/vexel-site \
-  .devkit/wheels/{uvicorn,starlette,h11,anyio,sniffio,idna,prometheus_client}-*.whl
-export PATH=/tmp/pyspy/bin:$PATH
+bash notes/device-jobs/devkit_sync.sh  # the server's wheels, on a machine first met without them
 serve_once() {  # $1: label; the rest: a command prefix (none, or py-spy's)
   local label=$1; shift
   local s0; s0=$(date +%s.%N)
