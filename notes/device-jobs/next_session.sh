@@ -5,6 +5,13 @@
 # ".devkit/setup.sh"] (add ".devkit/peers" for llama.cpp, with notes/bench moved out of the
 # tree: the carry is limited to 64 MiB). A machine left idle for 30 s is given back: a call
 # that needs the last one's state (llama.cpp's build in /tmp/lc) must follow at once.
+# .devkit is not in git. In a fresh checkout: copy ../shared/device/{setup.sh,wheels,peers}
+# into .devkit, then add what the shared wheels lack (the test runner's and the server's):
+#   pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+#     --platform manylinux_2_28_x86_64 -d .devkit/wheels hypothesis sortedcontainers attrs \
+#     uvicorn starlette h11 anyio sniffio idna prometheus_client
+#   pip download --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+#     -d .devkit/pyspy py-spy
 #
 # Written at the end of session 25. Main as in session 24 (the rope and the fused product's
 # heads inside the paged decode), all its GPU tests passed whole in session 25's call A. One
