@@ -19,8 +19,9 @@
 # 1.71 ms, ITL p50 2.7), mlx-lm 107.5, llama.cpp tg128 343.6. `vexel serve` healthy after
 # 55.4 s (46.2 s warm-up), first request 0.13 s.
 #
-# A: (~350 s, s26_a.sh) start-up twice (plain; py-spy native: which Python calls compile),
-#    then the GPU timeline of one request (per-kernel means; the last is session 21's).
+# A: (~350 s, s26_a.sh) the GPU timeline of one request (per-kernel means; the last is
+#    session 21's), whose bench writes the model; then start-up twice on it (plain; py-spy
+#    native: which Python calls compile).
 # B: from A's timeline: the products that lose most against their bytes (session 24: down
 #    20.3 us against 8.7 at copy bandwidth, o 9.7 against 2.5, qkv 9.5 against 3.7):
 #    `benchmarks/kernels.py` / `kernel_ncu.py` at the step's shapes, then a change to the
