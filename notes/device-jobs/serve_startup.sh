@@ -6,12 +6,13 @@
 : "${OUT:?set OUT to the output folder}"
 M=${1:?a GGUF file}; LIMIT=${2:-150}
 python3 -m pip install -q --no-index --no-deps --target /tmp/pyspy .devkit/pyspy/*.whl
+export PATH=/tmp/pyspy/bin:$PATH  # where --target puts the wheel's executable
 bash notes/device-jobs/devkit_sync.sh  # the server's wheels, on a machine first met without them
 serve_once() {  # $1: label; the rest: a command prefix (none, or py-spy's)
   local label=$1; shift
   local s0; s0=$(date +%s.%N)
   "$@" python3 "$(which vexel)" serve -m "$M" --kv-cache-memory 16GiB --port 8123 \
-    --log-format json --log-level info > "$OUT/serve-$label.log" 2>&1 &
+    --log-format json --log-level ${LOG_LEVEL:-info} > "$OUT/serve-$label.log" 2>&1 &
   timeout "$LIMIT" python3 benchmarks/serve_ready.py http://127.0.0.1:8123 "$s0" \
     > "$OUT/ready-$label.txt" 2>&1
   echo "== serve $label rc $?: $(tail -1 "$OUT/ready-$label.txt")"

@@ -50,7 +50,7 @@ _SHARED_LIMIT = {"cuda": 48 * 1024, "metal": 32 * 1024}
 # `rope_freqs`: the rotation's inverse frequencies (`Rotation.inv_freq`; a placeholder without
 # one); `after`: the pools' latest in-place write token (vexel_core/kvcache/pool.py), which
 # orders the kernel after that write in MLX's CUDA graph; `k_new`, `v_new`, `new_slots`: the
-# rows that WRITE stores first (placeholders otherwise), and `done` its token.
+# rows that a writing launch stores first (placeholders otherwise), and `done` its token.
 # The CUDA kernel's headers (cuda/*.cuh), in the order it includes them.
 HEADERS = ("paged_decode", "rope", "paged_decode_kernel")
 _INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams", "rope_freqs",
@@ -99,15 +99,16 @@ def _placeholders(dtype: mx.Dtype) -> tuple[mx.array, ...]:
 
 @lru_cache(maxsize=256)
 def _parameters(scale: float, softcap: float, window: int, splits: int,
-                rope: tuple[int, bool, float, float],
-                new_heads: tuple[int, int]) -> tuple[mx.array, ...]:
+                rope: tuple[int, bool, float, float], new_heads: tuple[int, int],
+                write: bool) -> tuple[mx.array, ...]:
     """The kernel's ``fparams`` and ``iparams``, made once per value: arrays made on the host
     cost their first GPU reader a page fault on CUDA (benchmarks/host_arrays.py), and these
     were made anew for every layer of every step. Evaluated at once, so that they hold plain
     data any thread's graph may read (an unevaluated array belongs to its thread's stream)."""
     dims, interleaved, rope_scale, attn_factor = rope
     params = (mx.array([scale, softcap, rope_scale, attn_factor], dtype=mx.float32),
-              mx.array([window, splits, dims, int(interleaved), *new_heads], dtype=mx.int32))
+              mx.array([window, splits, dims, int(interleaved), *new_heads, int(write)],
+                       dtype=mx.int32))
     mx.eval(params)
     return params
 
@@ -151,8 +152,8 @@ def launch_shape(batch: int, n_kv_heads: int, max_context: int, head_dim: int, r
 @cache
 def compile_variants(head_dim: int, rep: int, dtype: mx.Dtype, block_size: int,
                      backend: str) -> None:
-    """Compile now every warp count `launch_shape` may choose for these heads, writing or
-    not, and the merge.
+    """Compile now every warp count `launch_shape` may choose for these heads, and the merge
+    (a writing launch and a reading one share their kernel: writing is a runtime value).
     NVRTC takes a second or two a variant on the H200, and a variant first met while serving
     stalls every request in flight: in session 9, 64 requests of 512 tokens waited 4.0 s for
     their first token (1.0 s before the warp count varied), batches of 16-32 being the first to
@@ -160,14 +161,10 @@ def compile_variants(head_dim: int, rep: int, dtype: mx.Dtype, block_size: int,
     q = mx.zeros((1, rep, head_dim), dtype=dtype)
     pool = mx.zeros((block_size, 1, head_dim), dtype=dtype)
     tables, lens = mx.zeros((1, 1), dtype=mx.int32), mx.ones((1,), dtype=mx.int32)
-    new, slots = mx.zeros((1, 1, head_dim), dtype=dtype), mx.zeros((1,), dtype=mx.int32)
-    launches = [(w, s) for w in WARP_COUNTS if supports(head_dim, rep, dtype, w, backend)
-                for s in (1, 2)]
     mx.eval([paged_decode(q, pool, pool, tables, lens, block_size=block_size, scale=1.0,
-                          backend=backend, warps=w, splits=s) for w, s in launches])
-    mx.eval([paged_decode_writing(q, new, new, slots, pool, pool, tables, lens,
-                                  block_size=block_size, scale=1.0, backend=backend, warps=w,
-                                  splits=s) for w, s in launches])
+                          backend=backend, warps=w, splits=s)
+             for w in WARP_COUNTS if supports(head_dim, rep, dtype, w, backend)
+             for s in (1, 2)])
 
 
 @cache
@@ -297,13 +294,13 @@ def _plan(B: int, Hq: int, Hkv: int, D: int, dtype: mx.Dtype, block_size: int, w
     threads = warps * 32
     return _Plan(
         template=[("T", dtype), ("D", D), ("REP", rep), ("BS", block_size), ("WARPS", warps),
-                  ("PREFETCH", prefetch), ("WRITE", write)],
+                  ("PREFETCH", prefetch)],
         grid=(B * Hkv * splits * threads, 1, 1), threadgroup=(threads, 1, 1),
         # the unused one of out and part, and done: tiny (`gpu.TOKEN_SHAPE`)
         output_shapes=([(B, Hq, D), gpu.TOKEN_SHAPE, gpu.TOKEN_SHAPE] if splits == 1
                        else [gpu.TOKEN_SHAPE, (B, Hq, splits, 2 + D), gpu.TOKEN_SHAPE]),
         output_dtypes=[dtype, mx.float32, mx.int32],
-        params=_parameters(scale, softcap, window, splits, rope, new_heads))
+        params=_parameters(scale, softcap, window, splits, rope, new_heads, write))
 
 
 def _launch(
