@@ -38,9 +38,10 @@
 * ``--sliced-heads``: the attention kernel given q, k and v as slices of the fused q/k/v
   product, as before session 24, instead of the product's heads as one array (five arrays
   a layer fewer for MLX to build and submit).
-* ``--long-spans``: the paged decode's context split on CUDA as on Metal (one span up to 512
-  tokens, spans of at least 256 beyond), as before the merge inside the kernel, instead of
-  spans of 128 tokens from 256.
+* ``--long-spans``: the paged decode's launch shapes on CUDA as on main before the merge
+  inside the kernel (one span up to 512 tokens, spans of at least 256 beyond; 4 warps,
+  doubled while the span has more 32-token chunks than warps), instead of one 8-warp span up
+  to 256 tokens and 16-warp spans of 128 beyond.
 """
 
 from __future__ import annotations
@@ -183,9 +184,14 @@ def long_spans() -> None:
     def launch_shape(batch, n_kv_heads, max_context, head_dim, rep, dtype,  # type: ignore[no-untyped-def]
                      backend="cuda", splits=None):
         splits = splits or kernels.split_count(batch, n_kv_heads, max_context, "metal")
-        return shape_as_is(batch, n_kv_heads, max_context, head_dim, rep, dtype, backend, splits)
+        span, warps = -(-max_context // splits), kernels.WARP_COUNTS[0]
+        for more in kernels.WARP_COUNTS[1:]:
+            if (span <= warps * 32 or batch * n_kv_heads * splits * more > kernels.WARP_BUDGET
+                    or not kernels.supports(head_dim, rep, dtype, more, backend)):
+                break
+            warps = more
+        return warps, splits
 
-    shape_as_is = kernels.launch_shape
     kernels.launch_shape = launch_shape
 
 

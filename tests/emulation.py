@@ -131,10 +131,15 @@ class MetalKernel:
 
     @property
     def kernel_name(self) -> str:
-        """MLX's name: the template arguments, then the arrays' dtypes."""
+        """MLX's name: the template arguments, then the arrays' dtypes, an input passed in
+        ``constant`` memory marked ``c`` (mlx/backend/common/metal_kernel.cpp: one name, one
+        signature)."""
         args = ", ".join(self._arg(v) for _, v in self.template)
+        constant = self.constant or (False,) * len(self.input_names)
+        inputs = [METAL_TYPES[d] + ("c" if small else "")
+                  for d, small in zip(self.input_dtypes, constant, strict=True)]
         return "_".join([f"custom_kernel_{self.name}", re.sub(r"<|>|, ", "_", f"<{args}>")[:-1],
-                         *(METAL_TYPES[d] for d in self.input_dtypes + self.output_dtypes)])
+                         *inputs, *(METAL_TYPES[d] for d in self.output_dtypes)])
 
     def source(self) -> str:
         """The function MLX's write_signature writes around the body (without the header): the

@@ -135,7 +135,7 @@ def test_spy_summary_counts_frames_under_a_frame() -> None:
     """benchmarks/spy_summary.py: collapsed stacks summed per frame (file and line dropped),
     each frame once per sample however deep it recurs, and --under keeping only the samples
     that pass through a frame, counted from that frame down; --without dropping the samples
-    that pass through one."""
+    that pass through one; --through keeping them, whole stacks (their callers counted)."""
     spy = benchmark_module("spy_summary")
     lines = ["main (a.py:1);step (b.py:2);async_eval (c.py:3);eval_gpu (x.cpp:9) 5\n",
              "main (a.py:1);step (b.py:2);build (b.py:7) 3\n",
@@ -148,6 +148,8 @@ def test_spy_summary_counts_frames_under_a_frame() -> None:
     assert total == 5 and "step" not in inclusive and leaf == {"eval_gpu": 5}
     total, inclusive, leaf = spy.summarise(lines, None, without="eval_gpu")
     assert total == 5 and leaf == {"build": 3, "f": 2}
+    total, inclusive, leaf = spy.summarise(lines, None, through="eval_gpu")
+    assert total == 5 and inclusive["step"] == 5 and "build" not in inclusive
 
 
 def test_step_graph_counts_the_operations_of_a_graph(tmp_path: Path) -> None:
@@ -169,3 +171,43 @@ def test_step_graph_counts_the_operations_of_a_graph(tmp_path: Path) -> None:
     assert step_graph.primitives(text)["Split"] == 1
     assert step_graph.arrays_made(text) == sum(step_graph.primitives(text).values()) + 1
     assert counts["AsType"] == 1
+
+
+def test_serve_ready_waits_for_health_then_times_requests() -> None:
+    """benchmarks/serve_ready.py polls /health through 503s (a server loading its model) until
+    200, then times completions; a server that never turns healthy raises TimeoutError."""
+    import http.server
+    import threading
+
+    serve_ready = benchmark_module("serve_ready")
+    seen = {"health": 0, "completions": 0}
+    ready = threading.Event()
+
+    class Loading(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            seen["health"] += 1
+            self.send_response(200 if seen["health"] > 2 and ready.is_set() else 503)
+            self.end_headers()
+
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers["Content-Length"]))
+            seen["completions"] += 1
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Loading)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    try:
+        with pytest.raises(TimeoutError, match="/health"):
+            serve_ready.wait_healthy(base, timeout=0.5)
+        ready.set()
+        serve_ready.wait_healthy(base, timeout=5)
+        assert seen["health"] >= 3
+        assert serve_ready.complete(base) >= 0 and seen["completions"] == 1
+    finally:
+        server.shutdown()

@@ -96,3 +96,13 @@ def test_unknown_flag_value(model: Path) -> None:
                     "--temperature")
     _one_line_error(vexel("generate", "-m", str(model), "hi", "--attention-backend", "nope"),
                     "nope", "sdpa")
+
+
+def test_missing_dependency_is_named_not_traced() -> None:
+    """An install without one of its dependencies (uvicorn, which `vexel serve` imports when it
+    runs) gets one line naming the module and the way to fix it."""
+    script = ("import sys; sys.modules['uvicorn'] = None\n"
+              "from vexel_core.cli import main; sys.exit(main(['serve', '--port', '0']))")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    _one_line_error(proc, "'uvicorn'", "pip install")

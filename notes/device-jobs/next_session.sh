@@ -5,34 +5,36 @@
 # ".devkit/setup.sh"] (add ".devkit/peers" for llama.cpp, with notes/bench moved out of the
 # tree: the carry is limited to 64 MiB). A machine left idle for 30 s is given back: a call
 # that needs the last one's state (llama.cpp's build in /tmp/lc) must follow at once.
+# .devkit is not in git. In a fresh checkout: copy ../shared/device/{setup.sh,wheels,peers}
+# into .devkit, then add what the shared wheels lack (the test runner's and the server's):
+#   pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+#     --platform manylinux_2_28_x86_64 -d .devkit/wheels hypothesis sortedcontainers attrs \
+#     uvicorn starlette h11 anyio sniffio idna prometheus_client
+#   pip download --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+#     -d .devkit/pyspy py-spy
 #
-# Written at the end of session 24. Main: the whole decode step compiled (session 23), the
-# rope inside the paged decode (session 24: median step 2.772 against 3.318 ms) and the
-# kernel reading the fused q/k/v product's heads in place (2.591 against 2.756 ms; 396 arrays
-# a step down to 236), both alternated in one process. The host's submit costs ~1.1 us an
-# array and ~7-11 us a kernel (162 a step); the GPU ~2.3 ms a token.
+# Written at the end of session 25. Main as in session 24 (the rope and the fused product's
+# heads inside the paged decode), all its GPU tests passed whole in session 25's call A. One
+# Q4_0 request, each engine alone on the host: Vexel 352.8 tok/s (step: build 0.81, submit
+# 1.71 ms, ITL p50 2.7), mlx-lm 107.5, llama.cpp tg128 343.6. `vexel serve` healthy after
+# 55.4 s (46.2 s warm-up), first request 0.13 s.
 #
-# A: (~450 s, s25_a.sh) the GPU tests session 24 cut at their limits (none failed): the
-#    writing kernel, packed on every other case; the compiled decode; the KV pool. If any
-#    fails, the packed path is the suspect: `ab.py --sliced-heads` is the way back.
-# B: (~420 s, s25_b.sh on branch next/merge-in-kernel: git checkout it first, or `git apply
-#    notes/patches/merge-in-kernel.patch` on main if the branch is gone) the split
-#    merged inside the kernel lets one request split short contexts on CUDA (spans of 128
-#    tokens from 256): the kernel alone by launch shape, then the step alternated against
-#    `ab.py --long-spans`. If the step is shorter: C.
-# C: (~550 s, s25_c.sh, same branch) its GPU tests (three spans, the compiled decode, the
-#    engine); merge the branch if they pass.
-# D: (~400 s, s23_e.sh as it is, on main after the merges; carry .devkit/peers, notes/bench
-#    moved out of the tree) three engines on one Q4_0 request: Vexel, mlx-lm, llama.cpp
-#    (tg128). The last figures (session 23, slow host): 283.3, 92.7, 337.3 tok/s. Update the
-#    README's row [f] from it.
-# E: (if time is left, ~300 s) start-up on CUDA: session 24's native profile found ~27 s of
-#    NVRTC compiles in a fresh process (MLX does not disk-cache custom kernels), paid in the
-#    warm-up before a server answers /health. Time `vexel serve` to a healthy server, and
-#    find which launches compile (py-spy --native: the Python frames above
-#    nvrtcCompileProgram).
-# A to D add up to more than the session's 1,800 s: after B, C if the step was shorter,
-# else D. Set aside: the decode segment (next/decode-segment: GPU-slower).
+# A: (~350 s, s26_a.sh) the GPU timeline of one request (per-kernel means; the last is
+#    session 21's), whose bench writes the model; then start-up twice on it (plain; py-spy
+#    native: which Python calls compile).
+# B: from A's timeline: the products that lose most against their bytes (session 24: down
+#    20.3 us against 8.7 at copy bandwidth, o 9.7 against 2.5, qkv 9.5 against 3.7):
+#    `benchmarks/kernels.py` / `kernel_ncu.py` at the step's shapes, then a change to the
+#    largest loser, alternated with `benchmarks/alternate.py`.
+# C: from A's profile: compile fewer variants at warm-up (each ~1-2 s of NVRTC, serialised by
+#    MLX's process-wide JIT lock), e.g. runtime values where template values buy no speed.
+# D: the paged decode's launch shapes on the branch next/merge-in-kernel (session 25's grid:
+#    16 warps whatever the span, spans of ~128 tokens within the warp budget; 0.08-0.16 ms a
+#    step at 384-512 tokens). After B: the products are the larger prize.
+# Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
+# later never reach a warm machine. Start a call that needs a newly added wheel with
+# `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
+# (serve_startup.sh runs it itself).
 # Alternated A/Bs: benchmarks/alternate.py CHANGE (one process, any ab.py change; session 23
 # found separate processes too noisy for a 1 ms change), or for whole commands
 # notes/device-jobs/arms_rounds.sh ROUNDS "arm command" ... (median of the runs' medians).

@@ -76,7 +76,7 @@ int run(const Args& a) {
   int done = -1;
   std::vector<unsigned> counters(size_t(B) * hkv, 0u);  // the split merge's counts
   const float fparams[4] = {a.scale, a.softcap, a.rope_scale, a.rope_attn_factor};
-  const int iparams[6] = {a.window, splits, a.rope_dims, a.rope_interleaved, a.k0, a.v0};
+  const int iparams[7] = {a.window, splits, a.rope_dims, a.rope_interleaved, a.k0, a.v0, WRITE};
   const int k_shape[3] = {n_slots, hkv, D};
   const int64_t q_strides[3] = {int64_t(hq) * D, D, 1}, t_strides[2] = {nb, 1}, one[1] = {1};
   const int64_t new_strides[3] = {int64_t(a.new_heads) * ds, ds, 1};

@@ -89,6 +89,14 @@ def _run(argv: list[str] | None) -> int:
     except VexelError as exc:
         click.echo(f"vexel: error: {exc}", err=True)
         return 1
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] == "vexel_core":
+            raise  # our own module: a bug, traced
+        # an install without its dependencies (a server started where uvicorn is missing)
+        click.echo(f"vexel: error: the Python module {exc.name!r} is not installed, and this "
+                   "command needs it: reinstall vexel with its dependencies "
+                   "('pip install vexel', or 'pip install -e .' in a checkout)", err=True)
+        return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

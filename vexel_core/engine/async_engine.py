@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -130,16 +131,23 @@ class AsyncEngine:
             async for _ in self.generate(request):
                 pass
 
+        async def round_of(label: str, *requests: Any) -> None:
+            # each round's seconds: which shapes a slow start-up compiles for
+            started = time.perf_counter()
+            await asyncio.gather(*requests)
+            log.debug("warm-up round", round=label,
+                      seconds=round(time.perf_counter() - started, 2))
+
         for size in sizes:
-            await asyncio.gather(*(one(f"{size}-{i}", prompt_len, size + i)
-                                   for i in range(size)))
+            await round_of(f"batch {size}", *(one(f"{size}-{i}", prompt_len, size + i)
+                                              for i in range(size)))
         if on_cuda():  # the only backend whose fused attention plans per length
             lengths = bucket_representatives(min(engine.settings.prefill_chunk, longest))
-            await asyncio.gather(*(one(f"length-{n}", n, 2000 + n) for n in lengths))
+            await round_of("prompt lengths", *(one(f"length-{n}", n, 2000 + n) for n in lengths))
         two_chunks = engine.settings.prefill_chunk + 16
         if two_chunks <= longest and engine.settings.max_batch_size >= 2:
-            await asyncio.gather(one("chunked", two_chunks, 1000),
-                                 one("beside", prompt_len, 1001))
+            await round_of("chunked", one("chunked", two_chunks, 1000),
+                           one("beside", prompt_len, 1001))
         engine.stats.reset_counters()
 
     def abort(self, request_id: str) -> None:

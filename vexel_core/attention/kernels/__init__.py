@@ -50,13 +50,19 @@ SPLIT_ABOVE = 512  # contexts up to this stay in one span (a round of 16 warps):
 # tokens 16.4 us in one span against 12.2-13.9 in two, and at 512 21.9 against 13.4-15.5 in
 # four (4 warps each; the merge's own launch apart).
 MERGED_MIN_SPAN = 128
+# ... but not up to this many tokens: one span of 8 warps (a round of 32-token chunks) beat
+# two or more there in session 25's grid (one request, the write, in-kernel merge, 256 MB
+# pools; us a layer): 128 tokens 8x1 12.0 against 8x2 14.5, 256 tokens 8x1 14.2 against
+# 16x2 14.6 and 8x2 15.0. Past it, spans in CTAs of 16 warps: 384 tokens 16x4 14.6 (16x1
+# 17.0), 512 16x4 15.0 (16x1 20.0), 1024 16x8 16.3 (8x4 18.7 and a merge launch).
+MERGED_SPLIT_ABOVE = 256
 WARP_BUDGET = 2048  # warps (CTAs x warps per CTA) the GPU runs at once: about 16 per SM
 # Static shared memory per CTA: CUDA's limit without opting in, Apple GPUs' threadgroup memory
 _SHARED_LIMIT = {"cuda": 48 * 1024, "metal": 32 * 1024}
 # `rope_freqs`: the rotation's inverse frequencies (`Rotation.inv_freq`; a placeholder without
 # one); `after`: the pools' latest in-place write token (vexel_core/kvcache/pool.py), which
 # orders the kernel after that write in MLX's CUDA graph; `k_new`, `v_new`, `new_slots`: the
-# rows that WRITE stores first (placeholders otherwise), and `done` its token.
+# rows that a writing launch stores first (placeholders otherwise), and `done` its token.
 # The CUDA kernel's headers (cuda/*.cuh), in the order it includes them.
 HEADERS = ("paged_decode", "rope", "merge", "paged_decode_kernel")
 # `counters`: the split merge's counts (`_counters`, CUDA; Metal merges by a second kernel).
@@ -118,41 +124,50 @@ def _counters(n: int) -> mx.array:
 
 @lru_cache(maxsize=256)
 def _parameters(scale: float, softcap: float, window: int, splits: int,
-                rope: tuple[int, bool, float, float],
-                new_heads: tuple[int, int]) -> tuple[mx.array, ...]:
+                rope: tuple[int, bool, float, float], new_heads: tuple[int, int],
+                write: bool) -> tuple[mx.array, ...]:
     """The kernel's ``fparams`` and ``iparams``, made once per value: arrays made on the host
     cost their first GPU reader a page fault on CUDA (benchmarks/host_arrays.py), and these
     were made anew for every layer of every step. Evaluated at once, so that they hold plain
     data any thread's graph may read (an unevaluated array belongs to its thread's stream)."""
     dims, interleaved, rope_scale, attn_factor = rope
     params = (mx.array([scale, softcap, rope_scale, attn_factor], dtype=mx.float32),
-              mx.array([window, splits, dims, int(interleaved), *new_heads], dtype=mx.int32))
+              mx.array([window, splits, dims, int(interleaved), *new_heads, int(write)],
+                       dtype=mx.int32))
     mx.eval(params)
     return params
 
 
 def split_count(batch: int, n_kv_heads: int, max_context: int, backend: str = "cuda") -> int:
     """Spans to split each sequence's context into: 1 once the batch alone gives
-    `SPREAD_CTAS` CTAs; else enough spans to reach that many CTAs, never under
-    `MERGED_MIN_SPAN` tokens each on CUDA (the kernel merges them), on Metal never under
-    `MIN_SPAN` and only above `SPLIT_ABOVE` tokens (the merge is a launch there)."""
-    if backend == "cuda":
-        min_span = MERGED_MIN_SPAN
-    elif max_context <= SPLIT_ABOVE:
+    `SPREAD_CTAS` CTAs; else enough spans to reach that many CTAs, on CUDA (the kernel merges
+    them) above `MERGED_SPLIT_ABOVE` tokens and never under `MERGED_MIN_SPAN` tokens each, on
+    Metal above `SPLIT_ABOVE` tokens and never under `MIN_SPAN` (the merge is a launch
+    there)."""
+    above, min_span = ((MERGED_SPLIT_ABOVE, MERGED_MIN_SPAN) if backend == "cuda"
+                       else (SPLIT_ABOVE, MIN_SPAN))
+    if max_context <= above:
         return 1
-    else:
-        min_span = MIN_SPAN
     return max(1, min(SPREAD_CTAS // (batch * n_kv_heads), max_context // min_span))
 
 
 def warp_count(ctas: int, span: int, head_dim: int, rep: int, dtype: mx.Dtype,
-               backend: str = "cuda") -> int:
-    """Warps per CTA for a grid of *ctas* CTAs of up to *span* context tokens each: 4, doubled
-    while the span has more chunks of 32 tokens than warps, the grid stays within
-    `WARP_BUDGET` warps (a full batch keeps 4) and shared memory allows (`supports`)."""
+               backend: str = "cuda", spans: int = 1) -> int:
+    """Warps per CTA for a grid of *ctas* CTAs of up to *span* context tokens each (*spans* a
+    sequence), within `WARP_BUDGET` warps (a full batch keeps 4) and what shared memory allows
+    (`supports`). On CUDA 8 for a sequence in one span of at most `MERGED_SPLIT_ABOVE`
+    tokens, else 16: a chain of memory latencies wants warps, even idle ones' share of the
+    CTA's other work (session 25's grid, at `MERGED_SPLIT_ABOVE`). On Metal (never measured)
+    4, doubled while the span has more chunks of 32 tokens than warps."""
+    if backend == "cuda":
+        wanted = 8 if spans == 1 and span <= MERGED_SPLIT_ABOVE else 16
+    else:
+        wanted = WARP_COUNTS[0]
+        while wanted < WARP_COUNTS[-1] and span > wanted * 32:
+            wanted *= 2
     warps = WARP_COUNTS[0]
     for more in WARP_COUNTS[1:]:
-        if (span <= warps * 32 or ctas * more > WARP_BUDGET
+        if (more > wanted or ctas * more > WARP_BUDGET
                 or not supports(head_dim, rep, dtype, more, backend)):
             break
         warps = more
@@ -168,14 +183,16 @@ def launch_shape(batch: int, n_kv_heads: int, max_context: int, head_dim: int, r
     spans."""
     splits = splits or split_count(batch, n_kv_heads, max_context, backend)
     span = -(-max_context // splits)
-    return warp_count(batch * n_kv_heads * splits, span, head_dim, rep, dtype, backend), splits
+    return (warp_count(batch * n_kv_heads * splits, span, head_dim, rep, dtype, backend, splits),
+            splits)
 
 
 @cache
 def compile_variants(head_dim: int, rep: int, dtype: mx.Dtype, block_size: int,
                      backend: str) -> None:
-    """Compile now every warp count `launch_shape` may choose for these heads, writing or
-    not, one span or several (and on Metal the merge).
+    """Compile now every warp count `launch_shape` may choose for these heads, one span or
+    several (and on Metal the merge); a writing launch and a reading one share their kernel
+    (writing is a runtime value).
     NVRTC takes a second or two a variant on the H200, and a variant first met while serving
     stalls every request in flight: in session 9, 64 requests of 512 tokens waited 4.0 s for
     their first token (1.0 s before the warp count varied), batches of 16-32 being the first to
@@ -183,14 +200,10 @@ def compile_variants(head_dim: int, rep: int, dtype: mx.Dtype, block_size: int,
     q = mx.zeros((1, rep, head_dim), dtype=dtype)
     pool = mx.zeros((block_size, 1, head_dim), dtype=dtype)
     tables, lens = mx.zeros((1, 1), dtype=mx.int32), mx.ones((1,), dtype=mx.int32)
-    new, slots = mx.zeros((1, 1, head_dim), dtype=dtype), mx.zeros((1,), dtype=mx.int32)
-    launches = [(w, s) for w in WARP_COUNTS if supports(head_dim, rep, dtype, w, backend)
-                for s in (1, 2)]
     mx.eval([paged_decode(q, pool, pool, tables, lens, block_size=block_size, scale=1.0,
-                          backend=backend, warps=w, splits=s) for w, s in launches])
-    mx.eval([paged_decode_writing(q, new, new, slots, pool, pool, tables, lens,
-                                  block_size=block_size, scale=1.0, backend=backend, warps=w,
-                                  splits=s) for w, s in launches])
+                          backend=backend, warps=w, splits=s)
+             for w in WARP_COUNTS if supports(head_dim, rep, dtype, w, backend)
+             for s in (1, 2)])
 
 
 @cache
@@ -320,7 +333,7 @@ def _plan(B: int, Hq: int, Hkv: int, D: int, dtype: mx.Dtype, block_size: int, w
     threads = warps * 32
     return _Plan(
         template=[("T", dtype), ("D", D), ("REP", rep), ("BS", block_size), ("WARPS", warps),
-                  ("PREFETCH", prefetch), ("WRITE", write)],
+                  ("PREFETCH", prefetch)],
         grid=(B * Hkv * splits * threads, 1, 1), threadgroup=(threads, 1, 1),
         # out (on Metal with spans, the merge kernel's), part (the spans'), and done; the
         # unused ones tiny (`gpu.TOKEN_SHAPE`)
@@ -328,7 +341,7 @@ def _plan(B: int, Hq: int, Hkv: int, D: int, dtype: mx.Dtype, block_size: int, w
                        gpu.TOKEN_SHAPE if splits == 1 else (B, Hq, splits, 2 + D),
                        gpu.TOKEN_SHAPE],
         output_dtypes=[dtype, mx.float32, mx.int32],
-        params=_parameters(scale, softcap, window, splits, rope, new_heads))
+        params=_parameters(scale, softcap, window, splits, rope, new_heads, write))
 
 
 def _launch(

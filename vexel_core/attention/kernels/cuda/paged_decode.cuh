@@ -58,7 +58,7 @@ __device__ __forceinline__ void prefetch_l2(const void* p, int bytes) {
 }
 
 // A pool handed to the kernel as an input (MLX declares inputs const), written in place
-// (WRITE; kvcache/kernels/cuda/cache_write.cuh has the same for the cache write).
+// (writing; kvcache/kernels/cuda/cache_write.cuh has the same for the cache write).
 template <class U>
 __device__ __forceinline__ U* writable(const U* p) { return const_cast<U*>(p); }
 

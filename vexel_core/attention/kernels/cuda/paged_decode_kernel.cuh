@@ -9,13 +9,15 @@
 // D * sizeof(T) a multiple of 16, so every row of the pools is 16-byte aligned), REP (query
 // heads per KV head), BS (tokens per KV block), WARPS (warps per CTA: 4, 8 or 16, chosen by
 // the launcher, `warp_count`), PREFETCH (prefetch each token's rows; always on, except where
-// benchmarks/decode_attention.py measures without), WRITE (the cache write fused in, below).
+// benchmarks/decode_attention.py measures without). Whether the step's rows are written
+// first is a runtime value (iparams[6], below): as a template value it doubled the kernels
+// NVRTC compiles at start-up (~2.5 s each on the H200) for a branch taken once per CTA.
 //
 // Inputs are read through their strides (MLX passes them as they are, no copies): q, tables,
 // ctx_lens and the new rows may be views; the pools are whole allocations (KVPool's), rows
 // contiguous.
 //
-// WRITE: this step's key and value rows k_new/v_new [B, Hkv, D] (heads iparams[4] and
+// Writing (iparams[6] != 0): this step's key and value rows k_new/v_new [B, Hkv, D] (heads iparams[4] and
 // iparams[5] on: q, k_new and v_new may be one packed array, the fused projection's heads,
 // whose slices would each be an array more for MLX in every step) go into the pools at
 // new_slots[B] first, in place (as cache_write.cu does: the pools are inputs written through
@@ -65,8 +67,7 @@
 
 namespace vxa {
 
-template <class T, int D, int REP, int BS, int WARPS, bool PREFETCH, bool WRITE, class Strides,
-          class Shape>
+template <class T, int D, int REP, int BS, int WARPS, bool PREFETCH, class Strides, class Shape>
 __device__ __forceinline__ void paged_decode(
     const T* q, const Strides& q_strides, const T* k_pool, const Shape& k_pool_shape,
     const T* v_pool, const int* tables, const Strides& tables_strides, const int* ctx_lens,
@@ -118,7 +119,7 @@ __device__ __forceinline__ void paged_decode(
     }
     s_q[i / D][d] = qi * scale;
   }
-  if constexpr (WRITE) {
+  if (iparams[6] != 0) {  // writing: the same for every thread of the grid
     if (lo <= ctx - 1 && ctx - 1 < hi) {  // this span holds the new token
       const size_t row = ((size_t)new_slots[seq * new_slots_strides[0]] * n_kv + kvh) * D;
       const T* kh = k_new + seq * k_new_strides[0] + (iparams[4] + kvh) * k_new_strides[1];

@@ -6,7 +6,7 @@
 // per threadgroup: 4, 8 or 16) is chosen by the launcher as for CUDA, within Apple GPUs' 32 KiB
 // of threadgroup memory. PREFETCH is accepted and ignored: Metal has no L2 prefetch
 // instruction. With iparams[1] = S > 1 each threadgroup takes one span of the context and
-// writes `part` (see the CUDA file). WRITE: this step's rows written into the pools first,
+// writes `part` (see the CUDA file). iparams[6] != 0: this step's rows written into the pools first,
 // and q, tables, ctx_lens and the new rows read through their strides, as there. ROPE
 // (iparams[2] > 0): q and the new keys rotated at the query's position as they are read, as
 // ../cuda/rope.cuh does (here a macro: a body defines no functions).
@@ -58,7 +58,7 @@ for (uint i = thread_position_in_threadgroup.x; i < REP * D; i += WARPS * 32) {
   }
   s_q[i / D][d] = qi * scale;
 }
-if (WRITE) {
+if (iparams[6] != 0) {  // writing (a runtime value, as for CUDA: one kernel fewer to compile)
   if (lo <= ctx - 1 && ctx - 1 < hi) {
     const size_t row = (size_t(new_slots[seq * new_slots_strides[0]]) * n_kv + kvh) * D;
     // the new rows' first heads: iparams[4] and [5] (nonzero when q, k_new, v_new are packed)
