@@ -453,8 +453,8 @@ HEAD_SHAPES = [(64, 4), (80, 1), (96, 1), (128, 1), (128, 2), (128, 3), (128, 4)
 def test_sixteen_warp_variants_fit_the_register_file(tmp_path: Path) -> None:
     """A CTA of 16 warps cannot launch if the kernel uses more than 128 registers a thread
     (64K a SM), and mx.fast.cuda_kernel cannot give launch bounds to hold the compiler to it.
-    Compiles every 16-warp variant that `supports` allows (writing is a runtime value), with nvcc for
-    sm_90, in the signature MLX generates, and reads ptxas's count."""
+    Compiles every 16-warp variant that `supports` allows (writing is a runtime value), with
+    nvcc for sm_90, in the signature MLX generates, and reads ptxas's count."""
     cuda = Path(kernels.__file__).parent / "cuda"
     variants = [(t, D, rep) for t in ("float", "__nv_bfloat16") for D, rep in HEAD_SHAPES
                 if kernels.supports(D, rep, mx.float32, 16)]
