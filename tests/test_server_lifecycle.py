@@ -4,6 +4,7 @@ graceful shutdown on SIGTERM, a model that fails to load), and the warm-up befor
 
 from __future__ import annotations
 
+import asyncio
 import re
 import signal
 import subprocess
@@ -16,12 +17,14 @@ from typing import Any
 import httpx
 import openai
 import pytest
+import structlog
 
 from tests.serving import running_server, server_settings, wait_for, write_tiny_model
 from tests.test_server import parse_sse
 from vexel_core.config import Settings
 from vexel_core.engine import AsyncEngine, start_engine
 from vexel_core.gpu import on_cuda
+from vexel_core.logs import configure_logging
 from vexel_core.server import VexelServer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -240,6 +243,24 @@ def test_warm_up_runs_before_health_and_metrics_count_only_real_requests(
         text = httpx.get(server.url + "/metrics").text
     assert stats.generation_tokens == usage["completion_tokens"] == 3
     assert re.search(r'^vexel:generation_tokens_total\{model_name="tiny-chat"\} 3\.0$', text, re.M)
+
+
+def test_warm_up_logs_each_rounds_seconds_at_debug_level(model_path: Path) -> None:
+    """`--log-level debug` tells a slow start-up where its seconds went: one event per round,
+    in order, each with its wall time."""
+    settings = server_settings(model_path, engine={"max_batch_size": 4, "prefill_chunk": 16})
+    engine = start_engine(settings)
+    configure_logging("debug")
+    try:
+        with structlog.testing.capture_logs() as logs:
+            asyncio.run(engine.warm_up())
+    finally:
+        configure_logging("warning")
+        engine.shutdown()
+    rounds = [e for e in logs if e["event"] == "warm-up round"]
+    lengths = ["prompt lengths"] if on_cuda() else []
+    assert [e["round"] for e in rounds] == ["batch 1", "batch 2", "batch 4", *lengths, "chunked"]
+    assert all(e["log_level"] == "debug" and e["seconds"] >= 0 for e in rounds)
 
 
 def test_a_failing_warm_up_is_a_load_failure(model_path: Path,

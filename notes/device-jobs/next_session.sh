@@ -13,24 +13,28 @@
 #   pip download --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
 #     -d .devkit/pyspy py-spy
 #
-# Written at the end of session 25. Main as in session 24 (the rope and the fused product's
-# heads inside the paged decode), all its GPU tests passed whole in session 25's call A. One
-# Q4_0 request, each engine alone on the host: Vexel 352.8 tok/s (step: build 0.81, submit
-# 1.71 ms, ITL p50 2.7), mlx-lm 107.5, llama.cpp tg128 343.6. `vexel serve` healthy after
-# 55.4 s (46.2 s warm-up), first request 0.13 s.
+# Written at the end of session 26. Main: the paged decode's writing is a runtime value
+# (iparams[6]): four attention kernels to compile at start-up instead of seven, GPU time
+# unchanged; `vexel serve` healthy after ~38 s (alternated: 37.9 against 43.7-46.6 s). GPU
+# tests passed (attention + KV pool 142, compiled decode 6). One Q4_0 request on a fast host:
+# Vexel 372.8 tok/s, mlx-lm 141.5 (step: build 0.77, submit 1.60 ms, interval 2.55).
 #
-# A: (~350 s, s26_a.sh) the GPU timeline of one request (per-kernel means; the last is
-#    session 21's), whose bench writes the model; then start-up twice on it (plain; py-spy
-#    native: which Python calls compile).
-# B: from A's timeline: the products that lose most against their bytes (session 24: down
-#    20.3 us against 8.7 at copy bandwidth, o 9.7 against 2.5, qkv 9.5 against 3.7):
-#    `benchmarks/kernels.py` / `kernel_ncu.py` at the step's shapes, then a change to the
-#    largest loser, alternated with `benchmarks/alternate.py`.
-# C: from A's profile: compile fewer variants at warm-up (each ~1-2 s of NVRTC, serialised by
-#    MLX's process-wide JIT lock), e.g. runtime values where template values buy no speed.
-# D: the paged decode's launch shapes on the branch next/merge-in-kernel (session 25's grid:
-#    16 warps whatever the span, spans of ~128 tokens within the warp budget; 0.08-0.16 ms a
-#    step at 384-512 tokens). After B: the products are the larger prize.
+# A: (~450 s, s27_a.sh, on the branch next/merge-in-kernel, merged with main in session 26)
+#    the in-kernel split merge with session 25's grid's shapes (one 8-warp span up to 256
+#    tokens, 16-warp spans of 128 beyond): GPU tests, then the step alternated against main's
+#    shapes at 128-384 and 1,024-1,280 tokens of context. Merge if neither is slower; the
+#    long one also drops a merge launch per layer (~6 us of host time each).
+# B: the products that lose most against their bytes (session 26's timeline: down + AddNorm
+#    18.2 us against 8.7 at copy bandwidth, q/k/v 9.9 against 3.7, output + AddNorm 9.6
+#    against 2.5): `benchmarks/kernels.py` / `kernel_ncu.py` at the step's shapes, a change to
+#    the largest loser, alternated with `benchmarks/alternate.py`.
+# C: start-up: the kernels left to compile are ~14 at 1.2-2.6 s each (MLX's header alone
+#    ~1.3 s; `benchmarks/compile_cost.py`). Fewer variants only where a template value buys no
+#    speed (measure each with the kernel grid, as session 26 did for the write); the rest
+#    needs MLX to write its disk cache for custom kernels (engine-gpu.md, session 26).
+# D: greedy sampling's argmax is MLX's `arg_reduce_general`, 15.9 us of GPU a token for
+#    128,256 logits: one CTA's chain. A multi-CTA argmax (or the head product's epilogue, the
+#    AddNorm's last-CTA pattern) would take ~3 us, and in the epilogue one launch fewer.
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`

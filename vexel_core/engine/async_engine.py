@@ -13,7 +13,7 @@ import asyncio
 import itertools
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from vexel_core.attention.backends import bucket_representatives
@@ -131,7 +131,7 @@ class AsyncEngine:
             async for _ in self.generate(request):
                 pass
 
-        async def round_of(label: str, *requests: Any) -> None:
+        async def round_of(label: str, *requests: Awaitable[None]) -> None:
             # each round's seconds: which shapes a slow start-up compiles for
             started = time.perf_counter()
             await asyncio.gather(*requests)

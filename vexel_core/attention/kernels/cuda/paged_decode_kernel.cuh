@@ -11,18 +11,19 @@
 // the launcher, `warp_count`), PREFETCH (prefetch each token's rows; always on, except where
 // benchmarks/decode_attention.py measures without). Whether the step's rows are written
 // first is a runtime value (iparams[6], below): as a template value it doubled the kernels
-// NVRTC compiles at start-up (~2.5 s each on the H200) for a branch taken once per CTA.
+// NVRTC compiles at start-up (1.2-3 s each on the H200) for a branch taken once per CTA, at
+// the same GPU time (notes/engine-gpu.md, session 26).
 //
 // Inputs are read through their strides (MLX passes them as they are, no copies): q, tables,
 // ctx_lens and the new rows may be views; the pools are whole allocations (KVPool's), rows
 // contiguous.
 //
-// Writing (iparams[6] != 0): this step's key and value rows k_new/v_new [B, Hkv, D] (heads iparams[4] and
-// iparams[5] on: q, k_new and v_new may be one packed array, the fused projection's heads,
-// whose slices would each be an array more for MLX in every step) go into the pools at
-// new_slots[B] first, in place (as cache_write.cu does: the pools are inputs written through
-// their pointers, and `done`, a copy of `after`, is the write's token for the pools' next
-// readers). Each sequence's new token is the last of its context, so the CTA of
+// Writing (iparams[6] != 0): this step's key and value rows k_new/v_new [B, Hkv, D] (heads
+// iparams[4] and iparams[5] on: q, k_new and v_new may be one packed array, the fused
+// projection's heads, whose slices would each be an array more for MLX in every step) go
+// into the pools at new_slots[B] first, in place (as cache_write.cu does: the pools are
+// inputs written through their pointers, and `done`, a copy of `after`, is the write's token
+// for the pools' next readers). Each sequence's new token is the last of its context, so the CTA of
 // (sequence, KV head) whose span holds it is the only one that reads its rows: it writes
 // them, and its barrier before the chunks makes them visible to its warps. One launch a
 // layer instead of two in a decode step (kvcache/kernels/cuda/cache_write.cu otherwise).

@@ -6,8 +6,8 @@
 // per threadgroup: 4, 8 or 16) is chosen by the launcher as for CUDA, within Apple GPUs' 32 KiB
 // of threadgroup memory. PREFETCH is accepted and ignored: Metal has no L2 prefetch
 // instruction. With iparams[1] = S > 1 each threadgroup takes one span of the context and
-// writes `part` (see the CUDA file). iparams[6] != 0: this step's rows written into the pools first,
-// and q, tables, ctx_lens and the new rows read through their strides, as there. ROPE
+// writes `part` (see the CUDA file). iparams[6] != 0: this step's rows written into the pools
+// first, and q, tables, ctx_lens and the new rows read through their strides, as there. ROPE
 // (iparams[2] > 0): q and the new keys rotated at the query's position as they are read, as
 // ../cuda/rope.cuh does (here a macro: a body defines no functions).
 // NEVER COMPILED OR RUN by Apple's Metal compiler or on a GPU: no Apple machine exists where
