@@ -282,9 +282,11 @@ def test_serve_flags_turn_the_warm_up_off_and_on(monkeypatch: pytest.MonkeyPatch
             pass
 
     monkeypatch.setattr(vexel_core.server, "VexelServer", Recorder)
-    for args in ([], ["--no-warm-up"], ["--warm-up"]):
+    for args, warm in (([], True), (["--no-warm-up"], False), (["--warm-up"], True)):
         result = CliRunner().invoke(cli, ["serve", *args])
         assert result.exit_code == 0, result.output
+        # the wait a user is told about, and how to skip it
+        assert ("warming up" in result.output and "--no-warm-up" in result.output) == warm
     assert [s.server.warm_up for s in seen] == [True, False, True]
 
 

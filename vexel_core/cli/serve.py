@@ -49,6 +49,8 @@ def serve(model: str | None, host: str | None, port: int | None, api_key: str | 
 
     server = VexelServer(settings, on_ready=ready)
     auth = " (API key required)" if settings.server.api_key else ""
-    click.echo(f"vexel: serving on {server.url}/v1{auth}; loading the model...", err=True)
+    then = (" and warming up (GPU kernels compile; --no-warm-up skips it)"
+            if settings.server.warm_up else "")
+    click.echo(f"vexel: serving on {server.url}/v1{auth}; loading the model{then}...", err=True)
     server.run()
     click.echo("vexel: server stopped", err=True)
