@@ -40,6 +40,8 @@
 # D: greedy sampling's argmax is MLX's `arg_reduce_general`, 15.9 us of GPU a token for
 #    128,256 logits: one CTA's chain. A multi-CTA argmax (or the head product's epilogue, the
 #    AddNorm's last-CTA pattern) would take ~3 us, and in the epilogue one launch fewer.
+#    Either is one more kernel to compile at start-up (~1.5 s): ~0.5% of a step against ~4%
+#    of start-up, so only with C's cache in hand.
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
