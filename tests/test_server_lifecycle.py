@@ -18,9 +18,11 @@ import httpx
 import openai
 import pytest
 import structlog
+from click.testing import CliRunner
 
 from tests.serving import running_server, server_settings, wait_for, write_tiny_model
 from tests.test_server import parse_sse
+from vexel_core.cli import cli
 from vexel_core.config import Settings
 from vexel_core.engine import AsyncEngine, start_engine
 from vexel_core.gpu import on_cuda
@@ -261,6 +263,31 @@ def test_warm_up_logs_each_rounds_seconds_at_debug_level(model_path: Path) -> No
     lengths = ["prompt lengths"] if on_cuda() else []
     assert [e["round"] for e in rounds] == ["batch 1", "batch 2", "batch 4", *lengths, "chunked"]
     assert all(e["log_level"] == "debug" and e["seconds"] >= 0 for e in rounds)
+
+
+def test_serve_flags_turn_the_warm_up_off_and_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`vexel serve --no-warm-up` reaches the server's settings (llama.cpp's --no-warmup);
+    without the flag the setting's default, on, holds."""
+    import vexel_core.server
+
+    seen: list[Settings] = []
+
+    class Recorder:
+        url = "http://127.0.0.1:0"
+
+        def __init__(self, settings: Settings, **_: Any) -> None:
+            seen.append(settings)
+
+        def run(self) -> None:
+            pass
+
+    monkeypatch.setattr(vexel_core.server, "VexelServer", Recorder)
+    for args, warm in (([], True), (["--no-warm-up"], False), (["--warm-up"], True)):
+        result = CliRunner().invoke(cli, ["serve", *args])
+        assert result.exit_code == 0, result.output
+        # the wait a user is told about, and how to skip it
+        assert ("warming up" in result.output and "--no-warm-up" in result.output) == warm
+    assert [s.server.warm_up for s in seen] == [True, False, True]
 
 
 def test_a_failing_warm_up_is_a_load_failure(model_path: Path,

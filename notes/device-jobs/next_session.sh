@@ -31,10 +31,17 @@
 # C: start-up: the kernels left to compile are ~14 at 1.2-2.6 s each (MLX's header alone
 #    ~1.3 s; `benchmarks/compile_cost.py`). Fewer variants only where a template value buys no
 #    speed (measure each with the kernel grid, as session 26 did for the write); the rest
-#    needs MLX to write its disk cache for custom kernels (engine-gpu.md, session 26).
+#    needs MLX to write its disk cache for custom kernels (engine-gpu.md, session 26). Open
+#    question, seconds of a call: NVRTC 12.9+ is said to cache through the driver's cache
+#    (`CUDA_CACHE_DISABLE`, `CUDA_CACHE_PATH`, `~/.nv/ComputeCache`; NVRTC's guide, section
+#    "Caching (CUDA 12.9+)", was not readable here). Print `env | grep CUDA_CACHE`, the
+#    NVRTC version (`strings` on libnvrtc.so) and the cache folder's size before and after a
+#    `compile_cost.py` run, then run it again: how much of ~1.5 s a kernel does it keep?
 # D: greedy sampling's argmax is MLX's `arg_reduce_general`, 15.9 us of GPU a token for
 #    128,256 logits: one CTA's chain. A multi-CTA argmax (or the head product's epilogue, the
 #    AddNorm's last-CTA pattern) would take ~3 us, and in the epilogue one launch fewer.
+#    Either is one more kernel to compile at start-up (~1.5 s): ~0.5% of a step against ~4%
+#    of start-up, so only with C's cache in hand.
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
