@@ -28,5 +28,12 @@ for run in first second; do
 done
 CUDA_CACHE_DISABLE=1 timeout 120 python3 benchmarks/compile_cost.py > $OUT/compile_cost-disabled.txt 2>&1
 echo "== cache disabled rc $? after $(( $(date +%s) - t0 )) s"; tail -1 $OUT/compile_cost-disabled.txt
-paste <(cut -c1-58 $OUT/compile_cost-first.txt) <(cut -c45-58 $OUT/compile_cost-second.txt) \
-  <(cut -c45-58 $OUT/compile_cost-disabled.txt)
+python3 - "$OUT" <<'PY'  # each kernel's first launch, ms: first run, second, cache disabled
+import sys
+runs = [open(f"{sys.argv[1]}/compile_cost-{r}.txt").read().splitlines()
+        for r in ("first", "second", "disabled")]
+for lines in zip(*runs):
+    if lines[0][:44].strip() in ("kernel", "") or len(lines[0]) < 50:
+        continue
+    print(f"{lines[0][:44]} " + " ".join(f"{line[44:54]:>10}" for line in lines))
+PY
