@@ -34,9 +34,10 @@
 #    needs MLX to write its disk cache for custom kernels (engine-gpu.md, session 26). Open
 #    question, seconds of a call: NVRTC 12.9+ is said to cache through the driver's cache
 #    (`CUDA_CACHE_DISABLE`, `CUDA_CACHE_PATH`, `~/.nv/ComputeCache`; NVRTC's guide, section
-#    "Caching (CUDA 12.9+)", was not readable here). Print `env | grep CUDA_CACHE`, the
-#    NVRTC version (`strings` on libnvrtc.so) and the cache folder's size before and after a
-#    `compile_cost.py` run, then run it again: how much of ~1.5 s a kernel does it keep?
+#    "Caching (CUDA 12.9+)", was not readable here): `s27_b.sh` (~100 s) runs
+#    `compile_cost.py` twice and once with the cache disabled, with the cache folder's size.
+#    If it keeps most of a compile, users' second start is already short (say so in the
+#    README); if not, MLX writing its disk cache for custom kernels is the one way.
 # D: greedy sampling's argmax is MLX's `arg_reduce_general`, 15.9 us of GPU a token for
 #    128,256 logits: one CTA's chain. A multi-CTA argmax (or the head product's epilogue, the
 #    AddNorm's last-CTA pattern) would take ~3 us, and in the epilogue one launch fewer.

@@ -49,7 +49,7 @@ def serve(model: str | None, host: str | None, port: int | None, api_key: str | 
 
     server = VexelServer(settings, on_ready=ready)
     auth = " (API key required)" if settings.server.api_key else ""
-    then = (" and warming up (GPU kernels compile; --no-warm-up skips it)"
+    then = (" and warming up (kernels compile before a first request; --no-warm-up skips it)"
             if settings.server.warm_up else "")
     click.echo(f"vexel: serving on {server.url}/v1{auth}; loading the model{then}...", err=True)
     server.run()
