@@ -1,7 +1,7 @@
 """How long the first launch of each custom kernel a Q4_0 Llama-3-8B step uses takes (NVRTC
 compiling it, on CUDA), against a trivial kernel with and without our headers.
 
-    python benchmarks/compile_cost.py [--repeat 2]
+    python benchmarks/compile_cost.py
 
 `vexel serve`'s warm-up exists to pay these before the first request (notes/engine-gpu.md,
 session 26: 37-39 s of its 38-54 s went to the round of one request). Each line is one
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import mlx.core as mx
 from gguf import GGMLQuantizationType as Q
@@ -23,9 +22,7 @@ from gguf import GGMLQuantizationType as Q
 from vexel_core import gpu
 from vexel_core.attention import kernels as attention
 from vexel_core.quant.kernels import gguf_add_norm, gguf_dequantize, gguf_gated, gguf_matmul
-from vexel_core.quant.kernels.library import _HEADERS, add_norm_scratch
-
-ROOT = Path(__file__).resolve().parents[1]
+from vexel_core.quant.kernels.library import add_norm_scratch, kernel_source
 
 
 def first_and_second(make: Callable[[], object]) -> tuple[float, float]:
@@ -53,8 +50,7 @@ def trivial(name: str, header: str) -> Callable[[], object]:
 
 def cases() -> list[tuple[str, Callable[[], object]]]:
     bf = mx.bfloat16
-    quant_header = gpu.cuda_header(
-        [ROOT / "vexel_core/quant/kernels" / h for h in _HEADERS["cuda"]])
+    quant_header, _ = kernel_source("cuda", "gemv")  # every quantized product's headers
     x4k, x14k = mx.ones((1, 4096), bf), mx.ones((1, 14336), bf)
     w_qkv, w_gu, w_down = blocks(6144, 4096), blocks(2 * 14336, 4096), blocks(4096, 14336)
     w_o = blocks(4096, 4096)

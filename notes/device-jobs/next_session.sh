@@ -30,7 +30,9 @@
 #    the largest loser, alternated with `benchmarks/alternate.py`.
 # C: start-up: the kernels left to compile are ~14 at 1.2-2.6 s each (MLX's header alone
 #    ~1.3 s; `benchmarks/compile_cost.py`). Fewer variants only where a template value buys no
-#    speed (measure each with the kernel grid, as session 26 did for the write); the rest
+#    speed (measure each with the kernel grid, as session 26 did for the write; a candidate:
+#    `ACTIVATION_TILES` without 2, two-row decodes taking the 4-row kernel, if
+#    `benchmarks/kernels.py` times 2 rows alike on both: one kernel fewer); the rest
 #    needs MLX to write its disk cache for custom kernels (engine-gpu.md, session 26). Open
 #    question, seconds of a call: NVRTC 12.9+ is said to cache through the driver's cache
 #    (`CUDA_CACHE_DISABLE`, `CUDA_CACHE_PATH`, `~/.nv/ComputeCache`; NVRTC's guide, section

@@ -23,8 +23,8 @@
 // projection's heads, whose slices would each be an array more for MLX in every step) go
 // into the pools at new_slots[B] first, in place (as cache_write.cu does: the pools are
 // inputs written through their pointers, and `done`, a copy of `after`, is the write's token
-// for the pools' next readers). Each sequence's new token is the last of its context, so the CTA of
-// (sequence, KV head) whose span holds it is the only one that reads its rows: it writes
+// for the pools' next readers). Each sequence's new token is the last of its context, so the
+// CTA of (sequence, KV head) whose span holds it is the only one that reads its rows: it writes
 // them, and its barrier before the chunks makes them visible to its warps. One launch a
 // layer instead of two in a decode step (kvcache/kernels/cuda/cache_write.cu otherwise).
 //
