@@ -4,7 +4,7 @@
     python benchmarks/ab.py [--inline-headers] [--float-one-row] [--plain-norm-add] \
         [--unfused-glu] [--separate-cache-write] [--long-bodies] [--separate-step-arrays] \
         [--tiny-tokens] [--separate-add-norm] [--segment-compile] [--separate-rope] \
-        [--sliced-heads] \
+        [--sliced-heads] [--long-spans] \
         bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
@@ -38,6 +38,10 @@
 * ``--sliced-heads``: the attention kernel given q, k and v as slices of the fused q/k/v
   product, as before session 24, instead of the product's heads as one array (five arrays
   a layer fewer for MLX to build and submit).
+* ``--long-spans``: the paged decode's launch shapes on CUDA as on main before the merge
+  inside the kernel (one span up to 512 tokens, spans of at least 256 beyond; 4 warps,
+  doubled while the span has more 32-token chunks than warps), instead of one 8-warp span up
+  to 256 tokens and 16-warp spans of 128 beyond.
 """
 
 from __future__ import annotations
@@ -174,12 +178,30 @@ def sliced_heads() -> None:
         unrotated=qkv.unrotated and qkv.unrotated._replace(heads=None)))
 
 
+def long_spans() -> None:
+    from vexel_core.attention import kernels
+
+    def launch_shape(batch, n_kv_heads, max_context, head_dim, rep, dtype,  # type: ignore[no-untyped-def]
+                     backend="cuda", splits=None):
+        splits = splits or kernels.split_count(batch, n_kv_heads, max_context, "metal")
+        span, warps = -(-max_context // splits), kernels.WARP_COUNTS[0]
+        for more in kernels.WARP_COUNTS[1:]:
+            if (span <= warps * 32 or batch * n_kv_heads * splits * more > kernels.WARP_BUDGET
+                    or not kernels.supports(head_dim, rep, dtype, more, backend)):
+                break
+            warps = more
+        return warps, splits
+
+    kernels.launch_shape = launch_shape
+
+
 CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--plain-norm-add": plain_norm_add, "--unfused-glu": unfused_glu,
            "--separate-cache-write": separate_cache_write, "--long-bodies": long_bodies,
            "--separate-step-arrays": separate_step_arrays, "--tiny-tokens": tiny_tokens,
            "--separate-add-norm": separate_add_norm, "--segment-compile": segment_compile,
-           "--separate-rope": separate_rope, "--sliced-heads": sliced_heads}
+           "--separate-rope": separate_rope, "--sliced-heads": sliced_heads,
+           "--long-spans": long_spans}
 
 
 def main() -> None:

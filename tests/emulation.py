@@ -93,7 +93,7 @@ def nvcc_registers(preamble: str, kernels: Sequence[str], out: Path, arch: str =
 # ---- Metal: mx.fast.metal_kernel's wrapping, for the CPU (kernel_emulation/run_metal.cpp) ----
 
 # MLX's names for dtypes in the sources it generates (get_type_string)
-METAL_TYPES = {mx.uint8: "uint8_t", mx.int32: "int32_t", mx.float32: "float",
+METAL_TYPES = {mx.uint8: "uint8_t", mx.uint32: "uint32_t", mx.int32: "int32_t", mx.float32: "float",
                mx.float16: "float16_t", mx.bfloat16: "bfloat16_t"}
 # The attributes metal_kernel passes to a body that names them, in its order, with their types
 # (mlx/backend/metal/custom_kernel.cpp; those the emulation's launch provides: metal_on_cpu.h)

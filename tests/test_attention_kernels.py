@@ -11,6 +11,7 @@ Metal, Apple GPUs' 32 KiB), with one and three spans."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import mlx.core as mx
@@ -256,6 +257,8 @@ def test_paged_decode_matches_float64(case, dtype, path, splits, warps, rng, req
     else:
         got = reference_decode(*args, mt, mc, scale, softcap, window)
     got = np.array(got.astype(mx.float32))
+    if path == "device" and kernel_backend() == "cuda":  # the split merge's counts reset
+        assert not np.array(kernels._counters(B * Hkv)).any()
     # Inputs as the kernel saw them (rounded to dtype), reference in float64.
     qr, kr, vr = (np.array(a.astype(mx.float32)) for a in args)
     want = numpy_attention(qr, kr, vr, tables, ctx, scale, softcap, window)
@@ -408,25 +411,37 @@ def test_paged_decode_writing_names_new_rows_that_do_not_fit() -> None:
 
 
 def test_split_count_fills_the_gpu_only_for_small_batches_and_long_contexts() -> None:
-    # one request, Llama-3 heads (8 CTAs alone): a short context stays whole (no merge
+    # one request, Llama-3 heads (8 CTAs alone). Metal: a short context stays whole (no merge
     # kernel); a long one spreads over SPREAD_CTAS CTAs, spans of at least MIN_SPAN tokens
-    assert kernels.split_count(1, 8, 384) == 1
-    assert kernels.split_count(1, 8, kernels.SPLIT_ABOVE) == 1
-    assert kernels.split_count(1, 8, 4096) == min(kernels.SPREAD_CTAS // 8,
-                                                  4096 // kernels.MIN_SPAN)
-    assert kernels.split_count(1, 8, 10**6) == kernels.SPREAD_CTAS // 8
-    assert kernels.split_count(1, 8, kernels.SPLIT_ABOVE + 1) == \
-        (kernels.SPLIT_ABOVE + 1) // kernels.MIN_SPAN
-    assert kernels.split_count(64, 8, 4096) == 1  # 512 CTAs already
+    metal = functools.partial(kernels.split_count, backend="metal")
+    assert metal(1, 8, 384) == 1
+    assert metal(1, 8, kernels.SPLIT_ABOVE) == 1
+    assert metal(1, 8, 4096) == min(kernels.SPREAD_CTAS // 8, 4096 // kernels.MIN_SPAN)
+    assert metal(1, 8, 10**6) == kernels.SPREAD_CTAS // 8
+    assert metal(1, 8, kernels.SPLIT_ABOVE + 1) == (kernels.SPLIT_ABOVE + 1) // kernels.MIN_SPAN
+    assert metal(64, 8, 4096) == 1  # 512 CTAs already
+    # CUDA merges in the kernel: spans of MERGED_MIN_SPAN tokens past MERGED_SPLIT_ABOVE
+    cuda = kernels.split_count
+    assert cuda(1, 8, kernels.MERGED_MIN_SPAN) == cuda(1, 8, kernels.MERGED_SPLIT_ABOVE) == 1
+    assert cuda(1, 8, 257) == 2 and cuda(1, 8, 384) == 3 and cuda(1, 8, 512) == 4
+    assert cuda(1, 8, 10**6) == kernels.SPREAD_CTAS // 8
+    assert cuda(16, 8, 4096) == 1 and cuda(64, 8, 4096) == 1
 
 
 def test_launch_shape_gives_small_grids_more_warps_and_full_batches_four() -> None:
     shape = {"head_dim": 128, "rep": 4, "dtype": mx.bfloat16}
-    # one request at 128-512 tokens: one span, warps enough for a chunk each
-    assert kernels.launch_shape(1, 8, 128, **shape) == (4, 1)
+    # one request at 128-512 tokens in one span: on Metal warps enough for a chunk each, up
+    # to the 8 that its threadgroup memory holds for these heads; on CUDA 8 up to 256 tokens,
+    # else 16, and past 256 tokens spans of 128 in CTAs of 16
+    metal = functools.partial(kernels.launch_shape, backend="metal")
+    for ctx, warps in [(128, 4), (256, 8), (384, 8), (512, 8)]:
+        assert metal(1, 8, ctx, **shape) == (warps, 1)
+    for ctx, warps in [(128, 8), (256, 8), (384, 16), (512, 16)]:
+        assert kernels.launch_shape(1, 8, ctx, **shape, splits=1) == (warps, 1)
+    assert kernels.launch_shape(1, 8, 128, **shape) == (8, 1)
     assert kernels.launch_shape(1, 8, 256, **shape) == (8, 1)
-    assert kernels.launch_shape(1, 8, 384, **shape) == (16, 1)
-    assert kernels.launch_shape(1, 8, 512, **shape) == (16, 1)
+    assert kernels.launch_shape(1, 8, 384, **shape) == (16, 3)
+    assert kernels.launch_shape(1, 8, 512, **shape) == (16, 4)
     # long contexts: spans first, then warps for the span
     warps, splits = kernels.launch_shape(1, 8, 4096, **shape)
     assert splits > 1 and 4096 / splits <= warps * 32
@@ -434,7 +449,7 @@ def test_launch_shape_gives_small_grids_more_warps_and_full_batches_four() -> No
     assert kernels.launch_shape(64, 8, 4096, **shape) == (4, 1)
     assert kernels.launch_shape(256, 8, 300, **shape) == (4, 1)
     # shared memory: 8 query heads per KV head fit 16 warps' s_acc in no backend's limit
-    assert kernels.launch_shape(1, 8, 512, 128, 8, mx.bfloat16) == (8, 1)
+    assert kernels.launch_shape(1, 8, 512, 128, 8, mx.bfloat16, splits=1) == (8, 1)
     assert kernels.launch_shape(1, 8, 512, 128, 4, mx.bfloat16, "metal") == (8, 1)
     for B, ctx in [(1, 128), (1, 512), (4, 1000), (16, 300), (1, 9000)]:
         for D, rep in [(64, 4), (80, 1), (96, 8), (128, 8), (256, 2)]:
@@ -471,7 +486,7 @@ def test_sixteen_warp_variants_fit_the_register_file(tmp_path: Path) -> None:
             f"const __grid_constant__ Shape k_pool_shape, const {t}* v_pool, const int* tables, "
             f"{strided} tables_strides, const int* ctx_lens, {strided} ctx_lens_strides, "
             f"const float* fparams, const int* iparams, const float* rope_freqs, "
-            f"const int* after, const {t}* k_new, "
+            f"const unsigned* counters, const int* after, const {t}* k_new, "
             f"{strided} k_new_strides, const {t}* v_new, {strided} v_new_strides, "
             f"const int* new_slots, {strided} new_slots_strides, {t}* out, float* part, "
             "int* done) {",

@@ -9,6 +9,9 @@
 
 inline float __expf(float x) { return std::exp(x); }
 inline float tanhf(float x) { return std::tanh(x); }
+// The split merge's count and fences (merge.cuh): CTAs run one after another here
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline float __ldcg(const float* p) { return *p; }
 using std::min;
 inline thread_local dim3 blockDim;  // set by the launch's body (launch_on_cpu.h sets the rest)
 

@@ -9,11 +9,13 @@
 // gap, read through strides as views are on the GPU; KV head h's rows at heads K0 + h and
 // V0 + h, as in a packed launch) and new_slots [B] (int32); with ROPE_DIMS > 0
 // last the rotation's inverse frequencies [ROPE_DIMS / 2] (float32). Writes out
-// [B, HQ, D], then with WRITE=1 the pools as the kernel left them; with SPLITS > 1 the spans
-// go through paged_decode_merge.cu, as on the GPU.
+// [B, HQ, D], then with WRITE=1 the pools as the kernel left them; with SPLITS > 1 the last
+// span of each (sequence, KV head) merges them (merge.cuh), as on the GPU, and the counts must
+// be back at zero (exit 6 if not).
 #include "attention_on_cpu.h"
 #include "launch_on_cpu.h"
 #include "rope.cuh"
+#include "merge.cuh"
 #include "paged_decode_kernel.cuh"
 
 #include <cstdio>
@@ -26,15 +28,11 @@ template <class T, int D, int REP, int BS, int WARPS, bool WRITE>
 void body(const T* q, const int64_t* q_strides, const T* k_pool, const int* k_pool_shape,
           const T* v_pool, const int* tables, const int64_t* tables_strides,
           const int* ctx_lens, const int64_t* ctx_lens_strides, const float* fparams,
-          const int* iparams, const float* rope_freqs, const int* after, const T* k_new,
+          const int* iparams, const float* rope_freqs, const unsigned* counters,
+          const int* after, const T* k_new,
           const int64_t* k_new_strides, const T* v_new, const int64_t* v_new_strides, const int* new_slots,
           const int64_t* new_slots_strides, T* out, float* part, int* done) {
 #include "paged_decode.cu"
-}
-
-template <class T, int D>
-void merge_body(const float* part, T* out, const int* part_shape) {
-#include "paged_decode_merge.cu"
 }
 
 // The command line past the shapes.
@@ -76,6 +74,7 @@ int run(const Args& a) {
   }
   const int after = 0;
   int done = -1;
+  std::vector<unsigned> counters(size_t(B) * hkv, 0u);  // the split merge's counts
   const float fparams[4] = {a.scale, a.softcap, a.rope_scale, a.rope_attn_factor};
   const int iparams[7] = {a.window, splits, a.rope_dims, a.rope_interleaved, a.k0, a.v0, WRITE};
   const int k_shape[3] = {n_slots, hkv, D};
@@ -84,18 +83,13 @@ int run(const Args& a) {
   launch(B * hkv * splits, WARPS * 32, [&] {
     body<T, D, REP, 16, WARPS, WRITE>(q.data(), q_strides, k.data(), k_shape, v.data(),
                                       tables.data(), t_strides, ctx.data(), one, fparams,
-                                      iparams, inv_freq.data(), &after, k_new.data(), new_strides, v_new.data(),
+                                      iparams, inv_freq.data(), counters.data(), &after, k_new.data(), new_strides, v_new.data(),
                                       new_strides, new_slots.data(), one, out.data(),
                                       part.data(), &done);
   });
   if (WRITE && done != after) return 5;  // the write's token was not passed on
-  if (splits > 1) {
-    const int p_shape[4] = {B, hq, splits, 2 + D};
-    const int threads = 256;
-    launch((B * hq * D + threads - 1) / threads, threads, [&] {
-      blockDim.x = threads;
-      merge_body<T, D>(part.data(), out.data(), p_shape);
-    });
+  for (unsigned c : counters) {
+    if (c != 0u) return 6;  // a split merge's count not left at zero for the next launch
   }
   fwrite(out.data(), sizeof(T), out.size(), stdout);
   if (WRITE) {

@@ -5,12 +5,13 @@ table, without gathering them first (the ``paged`` backend's fast path). One CTA
 (sequence, KV head) walks the context in chunks of 32 tokens, one chunk per warp at a time.
 A batch too small to fill the GPU gets more warps per CTA (`warp_count`: 4, 8 or 16), so that
 the chain of memory round trips per chunk is paid in fewer rounds, and a long context is split
-into spans over more CTAs (`split_count`), merged by a second kernel (``paged_decode_merge``);
+into spans over more CTAs (`split_count`), merged on CUDA by the last CTA of each (sequence,
+KV head) to finish (``cuda/merge.cuh``), on Metal by a second kernel (``paged_decode_merge``);
 `launch_shape` picks both. `paged_decode_writing` also writes the step's keys and values into
 the pools first (a decode step's cache write in the same launch), and may rotate q and the new
 keys as it reads them (its *rotation*: the step's rotary embedding in the same launch).
 
-- CUDA (``cuda/paged_decode.cu``, ``cuda/paged_decode_merge.cu``): proven against
+- CUDA (``cuda/paged_decode.cu``, its algorithm in ``cuda/*.cuh``): proven against
   `attend_by_hand` on the H200 (tests marked ``gpu``, with one and three spans and every warp
   count; notes/engine-gpu.md has the figures), and run on the CPU under the CUDA emulation
   in CI.
@@ -42,8 +43,19 @@ WARP_COUNTS = (4, 8, 16)  # warps per CTA that `warp_count` chooses among (templ
 # us per layer in one span, 71 in 16, wall time); session 9 measured one request at 128-384
 # tokens taking 34.5 us of GPU time per layer in 8 CTAs of 4 warps, a pure chain of latencies.
 SPREAD_CTAS = 128  # CTAs (sequence x KV head x span) that a split spreads over: one per SM
-MIN_SPAN = 256  # context tokens per CTA below which splitting does not pay
-SPLIT_ABOVE = 512  # contexts up to this stay in one span (a round of 16 warps): no merge kernel
+MIN_SPAN = 256  # context tokens per CTA below which splitting does not pay (Metal)
+SPLIT_ABOVE = 512  # contexts up to this stay in one span (a round of 16 warps): no merge launch
+# CUDA merges the spans in the kernel (cuda/merge.cuh), so short contexts split too, into
+# spans of this many tokens: session 19 timed one request's layer with the cache write at 256
+# tokens 16.4 us in one span against 12.2-13.9 in two, and at 512 21.9 against 13.4-15.5 in
+# four (4 warps each; the merge's own launch apart).
+MERGED_MIN_SPAN = 128
+# ... but not up to this many tokens: one span of 8 warps (a round of 32-token chunks) beat
+# two or more there in session 25's grid (one request, the write, in-kernel merge, 256 MB
+# pools; us a layer): 128 tokens 8x1 12.0 against 8x2 14.5, 256 tokens 8x1 14.2 against
+# 16x2 14.6 and 8x2 15.0. Past it, spans in CTAs of 16 warps: 384 tokens 16x4 14.6 (16x1
+# 17.0), 512 16x4 15.0 (16x1 20.0), 1024 16x8 16.3 (8x4 18.7 and a merge launch).
+MERGED_SPLIT_ABOVE = 256
 WARP_BUDGET = 2048  # warps (CTAs x warps per CTA) the GPU runs at once: about 16 per SM
 # Static shared memory per CTA: CUDA's limit without opting in, Apple GPUs' threadgroup memory
 _SHARED_LIMIT = {"cuda": 48 * 1024, "metal": 32 * 1024}
@@ -52,9 +64,10 @@ _SHARED_LIMIT = {"cuda": 48 * 1024, "metal": 32 * 1024}
 # orders the kernel after that write in MLX's CUDA graph; `k_new`, `v_new`, `new_slots`: the
 # rows that a writing launch stores first (placeholders otherwise), and `done` its token.
 # The CUDA kernel's headers (cuda/*.cuh), in the order it includes them.
-HEADERS = ("paged_decode", "rope", "paged_decode_kernel")
+HEADERS = ("paged_decode", "rope", "merge", "paged_decode_kernel")
+# `counters`: the split merge's counts (`_counters`, CUDA; Metal merges by a second kernel).
 _INPUTS = ["q", "k_pool", "v_pool", "tables", "ctx_lens", "fparams", "iparams", "rope_freqs",
-           "after", "k_new", "v_new", "new_slots"]
+           "counters", "after", "k_new", "v_new", "new_slots"]
 
 
 # The launch planning below is pure and asked again by every layer of a step with the same
@@ -97,6 +110,18 @@ def _placeholders(dtype: mx.Dtype) -> tuple[mx.array, ...]:
     return arrays
 
 
+@cache
+def _counters(n: int) -> mx.array:
+    """The split merge's counts for *n* (sequence, KV head) pairs: zero, and left so by every
+    launch (its last CTA of each pair resets its count). Shared by every launch of that many
+    pairs: MLX may run launches that do not depend on each other's outputs at the same time
+    (its CUDA graphs follow the data), and a model's layers, the only launches that share
+    them, are ordered by their data. Evaluated: a kernel reads plain data."""
+    counters = mx.zeros((n,), dtype=mx.uint32)
+    mx.eval(counters)
+    return counters
+
+
 @lru_cache(maxsize=256)
 def _parameters(scale: float, softcap: float, window: int, splits: int,
                 rope: tuple[int, bool, float, float], new_heads: tuple[int, int],
@@ -113,24 +138,36 @@ def _parameters(scale: float, softcap: float, window: int, splits: int,
     return params
 
 
-def split_count(batch: int, n_kv_heads: int, max_context: int) -> int:
-    """Spans to split each sequence's context into: 1 up to `SPLIT_ABOVE` tokens (the merge
-    kernel costs a launch, ~6 us of host time a layer) or once the batch alone gives
-    `SPREAD_CTAS` CTAs; else enough spans to reach that many CTAs, never under `MIN_SPAN`
-    tokens each."""
-    if max_context <= SPLIT_ABOVE:
+def split_count(batch: int, n_kv_heads: int, max_context: int, backend: str = "cuda") -> int:
+    """Spans to split each sequence's context into: 1 once the batch alone gives
+    `SPREAD_CTAS` CTAs; else enough spans to reach that many CTAs, on CUDA (the kernel merges
+    them) above `MERGED_SPLIT_ABOVE` tokens and never under `MERGED_MIN_SPAN` tokens each, on
+    Metal above `SPLIT_ABOVE` tokens and never under `MIN_SPAN` (the merge is a launch
+    there)."""
+    above, min_span = ((MERGED_SPLIT_ABOVE, MERGED_MIN_SPAN) if backend == "cuda"
+                       else (SPLIT_ABOVE, MIN_SPAN))
+    if max_context <= above:
         return 1
-    return max(1, min(SPREAD_CTAS // (batch * n_kv_heads), max_context // MIN_SPAN))
+    return max(1, min(SPREAD_CTAS // (batch * n_kv_heads), max_context // min_span))
 
 
 def warp_count(ctas: int, span: int, head_dim: int, rep: int, dtype: mx.Dtype,
-               backend: str = "cuda") -> int:
-    """Warps per CTA for a grid of *ctas* CTAs of up to *span* context tokens each: 4, doubled
-    while the span has more chunks of 32 tokens than warps, the grid stays within
-    `WARP_BUDGET` warps (a full batch keeps 4) and shared memory allows (`supports`)."""
+               backend: str = "cuda", spans: int = 1) -> int:
+    """Warps per CTA for a grid of *ctas* CTAs of up to *span* context tokens each (*spans* a
+    sequence), within `WARP_BUDGET` warps (a full batch keeps 4) and what shared memory allows
+    (`supports`). On CUDA 8 for a sequence in one span of at most `MERGED_SPLIT_ABOVE`
+    tokens, else 16: a chain of memory latencies wants warps, even idle ones' share of the
+    CTA's other work (session 25's grid, at `MERGED_SPLIT_ABOVE`). On Metal (never measured)
+    4, doubled while the span has more chunks of 32 tokens than warps."""
+    if backend == "cuda":
+        wanted = 8 if spans == 1 and span <= MERGED_SPLIT_ABOVE else 16
+    else:
+        wanted = WARP_COUNTS[0]
+        while wanted < WARP_COUNTS[-1] and span > wanted * 32:
+            wanted *= 2
     warps = WARP_COUNTS[0]
     for more in WARP_COUNTS[1:]:
-        if (span <= warps * 32 or ctas * more > WARP_BUDGET
+        if (more > wanted or ctas * more > WARP_BUDGET
                 or not supports(head_dim, rep, dtype, more, backend)):
             break
         warps = more
@@ -144,16 +181,18 @@ def launch_shape(batch: int, n_kv_heads: int, max_context: int, head_dim: int, r
     """(warps per CTA, spans per sequence) for a decode of *batch* sequences of at most
     *max_context* tokens: `split_count` (unless *splits* is given), then `warp_count` for the
     spans."""
-    splits = splits or split_count(batch, n_kv_heads, max_context)
+    splits = splits or split_count(batch, n_kv_heads, max_context, backend)
     span = -(-max_context // splits)
-    return warp_count(batch * n_kv_heads * splits, span, head_dim, rep, dtype, backend), splits
+    return (warp_count(batch * n_kv_heads * splits, span, head_dim, rep, dtype, backend, splits),
+            splits)
 
 
 @cache
 def compile_variants(head_dim: int, rep: int, dtype: mx.Dtype, block_size: int,
                      backend: str) -> None:
-    """Compile now every warp count `launch_shape` may choose for these heads, and the merge
-    (a writing launch and a reading one share their kernel: writing is a runtime value).
+    """Compile now every warp count `launch_shape` may choose for these heads, one span or
+    several (and on Metal the merge); a writing launch and a reading one share their kernel
+    (writing is a runtime value).
     NVRTC takes a second or two a variant on the H200, and a variant first met while serving
     stalls every request in flight: in session 9, 64 requests of 512 tokens waited 4.0 s for
     their first token (1.0 s before the warp count varied), batches of 16-32 being the first to
@@ -180,7 +219,7 @@ def _int32(a: mx.array) -> mx.array:
 
 def merge_splits(part: mx.array, dtype: mx.Dtype, backend: str) -> mx.array:
     """``part[B, Hq, S, 2 + D]`` (max, sum, accumulator per span) -> ``[B, Hq, D]``, in one
-    launch (`paged_decode_merge.cu`)."""
+    launch (``metal/paged_decode_merge.metal``; on CUDA the decode kernel merges)."""
     B, Hq, _, width = part.shape
     D = width - 2
     (out,) = _merge_kernel(backend)(
@@ -296,9 +335,11 @@ def _plan(B: int, Hq: int, Hkv: int, D: int, dtype: mx.Dtype, block_size: int, w
         template=[("T", dtype), ("D", D), ("REP", rep), ("BS", block_size), ("WARPS", warps),
                   ("PREFETCH", prefetch)],
         grid=(B * Hkv * splits * threads, 1, 1), threadgroup=(threads, 1, 1),
-        # the unused one of out and part, and done: tiny (`gpu.TOKEN_SHAPE`)
-        output_shapes=([(B, Hq, D), gpu.TOKEN_SHAPE, gpu.TOKEN_SHAPE] if splits == 1
-                       else [gpu.TOKEN_SHAPE, (B, Hq, splits, 2 + D), gpu.TOKEN_SHAPE]),
+        # out (on Metal with spans, the merge kernel's), part (the spans'), and done; the
+        # unused ones tiny (`gpu.TOKEN_SHAPE`)
+        output_shapes=[(B, Hq, D) if splits == 1 or backend == "cuda" else gpu.TOKEN_SHAPE,
+                       gpu.TOKEN_SHAPE if splits == 1 else (B, Hq, splits, 2 + D),
+                       gpu.TOKEN_SHAPE],
         output_dtypes=[dtype, mx.float32, mx.int32],
         params=_parameters(scale, softcap, window, splits, rope, new_heads, write))
 
@@ -332,8 +373,8 @@ def _launch(
     k_new, v_new, new_slots = new if new is not None else placeholder_new
     out, part, done = _kernel(backend)(
         inputs=[q, k_pool, v_pool, _int32(tables), _int32(ctx_lens), *p.params,
-                placeholder_freqs if rotation is None else rotation.inv_freq,
+                placeholder_freqs if rotation is None else rotation.inv_freq, _counters(B * Hkv),
                 placeholder_after if after is None else after, k_new, v_new, _int32(new_slots)],
         template=p.template, grid=p.grid, threadgroup=p.threadgroup,
         output_shapes=p.output_shapes, output_dtypes=p.output_dtypes, **extra)
-    return (out if S == 1 else merge_splits(part, dtype, backend)), done
+    return (out if S == 1 or backend == "cuda" else merge_splits(part, dtype, backend)), done

@@ -60,9 +60,11 @@
 //
 // Split context (iparams[1] = S > 1, for long contexts of batches too small to fill the GPU):
 // CTA (sequence, KV head, split) takes one span of the context and writes its (max, sum,
-// accumulator) per query head to `part` [B, Hq, S, 2 + D] float32 instead of `out`; the
-// caller merges the spans (`merge_splits`). S is a runtime value: every template value
-// costs a compile.
+// accumulator) per query head to `part` [B, Hq, S, 2 + D] float32; the last of the S CTAs of
+// a (sequence, KV head) to finish, counted in `counters` [B * Hkv] (zero before the launch,
+// and left so), merges the spans into `out` (`merge_last`): no merge launch, whose host cost
+// (~10 us a layer on the H200) a long context's decode step paid in every layer. S is a
+// runtime value: every template value costs a compile.
 
 namespace vxa {
 
@@ -71,7 +73,7 @@ __device__ __forceinline__ void paged_decode(
     const T* q, const Strides& q_strides, const T* k_pool, const Shape& k_pool_shape,
     const T* v_pool, const int* tables, const Strides& tables_strides, const int* ctx_lens,
     const Strides& ctx_lens_strides, const float* fparams, const int* iparams,
-    const float* rope_freqs, const int* after,
+    const float* rope_freqs, const unsigned* counters, const int* after,
     const T* k_new, const Strides& k_new_strides, const T* v_new, const Strides& v_new_strides,
     const int* new_slots, const Strides& new_slots_strides, T* out, float* part, int* done) {
   constexpr int EV = (D + 31) / 32;        // output elements per lane
@@ -267,6 +269,7 @@ __device__ __forceinline__ void paged_decode(
       p[2 + d] = num;
     }
   }
+  if (splits > 1) merge_last<T, D, REP, WARPS>(part, counters, seq, kvh, n_kv, splits, out);
 }
 
 }  // namespace vxa
