@@ -1,0 +1,189 @@
+// A probe (benchmarks/mlp_probe.py): a LLaMA block's whole feed-forward part for one activation
+// row in one launch, h = residual + W_down (act(W_gate x) * (W_up x)) and normed = rms_norm(h) *
+// nw, on Q4_0 repacked in 1,024-element super-blocks (formats.h's Q4_0x1024), where the engine
+// launches two kernels (gemv_int8's gated mode, then its AddNorm epilogue on the down product).
+//
+// Why: one request's step is host-bound as much as GPU-bound (notes/engine-gpu.md): MLX spends
+// ~7-11 us of host time on each custom kernel, and the two launches take 20.2 + 18.2 us of GPU
+// where their 99 MB take ~26 us at copy bandwidth (the down product alone 18.2 against 8.7).
+//
+// How, without a grid-wide barrier: CTA c owns S consecutive intermediate values (a slice of
+// F). It computes them (2S rows of W_gate/W_up against x, rounded to int8 in the CTA as
+// gemv_int8 rounds it), rounds them to int8 as the down product would round its input (the
+// same 32-value blocks: S is a multiple of 32), then multiplies the down matrix's S columns
+// by them and adds each row's partial sum into a float32 accumulator (atomics at L2). The last
+// CTA to finish adds the residual, writes h, normalises, and leaves the accumulator and its
+// count at zero for the next launch. Float atomics add in a varying order: a probe's answer to
+// "how fast", not yet an engine kernel (which would add in a fixed order, or in integers).
+//
+// Template: T (activations), WARPS, S (intermediate values a CTA), ACT (1 SiLU, 2 GELU tanh),
+// KC (x's length, a multiple of 1,024), NC (h's length, a multiple of WARPS * 32), PASS2 (down
+// rows in flight a lane), PF (1: the CTA's down columns requested into L2 while it computes
+// its slice).
+
+namespace vx {
+
+// 32 values rounded to int8 as round_block rounds them (gemv_int8.cuh): q, the sum of q, and
+// d = amax / 127 returned.
+__device__ __forceinline__ float round_values(const float* v, int8_t* q, int* sum) {
+  float amax = 0.0f;
+#pragma unroll
+  for (int k = 0; k < 32; ++k) amax = fmaxf(amax, fabsf(v[k]));
+  const float inv = amax > 0.0f ? __fdiv_rn(127.0f, amax) : 0.0f;
+  uint32_t words[8];
+  int s = 0;
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    int n[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      n[j] = int(__float_as_uint(fmaf(v[4 * k + j], inv, 12582912.0f)) - 0x4B400000u);
+      s += n[j];
+    }
+    words[k] = __byte_perm(__byte_perm(n[0], n[1], 0x0040), __byte_perm(n[2], n[3], 0x0040), 0x5410);
+  }
+  uint4* out = reinterpret_cast<uint4*>(q);
+  out[0] = make_uint4(words[0], words[1], words[2], words[3]);
+  out[1] = make_uint4(words[4], words[5], words[6], words[7]);
+  *sum = s;
+  return __fdiv_rn(amax, 127.0f);
+}
+
+__device__ __forceinline__ int q4_0_dot4(uint4 q, uint4 xa, uint4 xb, int xs) {
+  const uint32_t qs[4] = {q.x, q.y, q.z, q.w};
+  return q4_0_dot(qs, xa, xb, xs);
+}
+
+template <class T, int WARPS, int S, int ACT, int KC, int NC, int PASS2, int PF>
+__device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, const T* x,
+                                         const T* residual, const T* nw, float eps, float* acc,
+                                         uint32_t* count, T* h, T* normed, int F) {
+  constexpr int THREADS = WARPS * 32, NX = KC / 32, NSB = KC / 1024, BPR = S / 32;
+  constexpr int RPW = 32 / BPR;  // down rows a warp's load instruction covers
+  static_assert(S % 32 == 0 && 32 % BPR == 0 && NC % THREADS == 0, "probe shapes");
+  __shared__ __align__(16) int8_t xq[KC];
+  __shared__ float xd[NX];
+  __shared__ int xs[NX];
+  __shared__ float hv[S];
+  __shared__ __align__(16) int8_t hq[S];
+  __shared__ float hd[BPR];
+  __shared__ int hs[BPR];
+  __shared__ float part[WARPS];
+  __shared__ bool last;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int c0 = int(blockIdx.x) * S;
+  const size_t gu_row = size_t(NSB) * 576, d_row = size_t(F / 1024) * 576;
+  const int t = lane % BPR;  // the lane's down block within the slice
+  const int jb = c0 / 32 + t;  // ... as a block of the down matrix's row
+  const size_t col = size_t(jb / 32) * 576;  // its super-block
+  const int kb = jb % 32;  // its block there
+
+  if constexpr (PF) {  // the slice's down bytes into L2 (a 32-byte sector holds two blocks)
+    for (int r = threadIdx.x; r < NC; r += THREADS) {
+      const uint8_t* p = wd + size_t(r) * d_row + size_t(c0 / 1024) * 576 + (c0 % 1024) / 2;
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+    }
+  }
+  for (int b = threadIdx.x; b < NX; b += THREADS) {
+    xd[b] = round_block(x + 32 * b, xq + 32 * b, xs + b);
+  }
+  __syncthreads();
+
+  // the slice: output i is act(gate row c0 + i . x) * (up row F + c0 + i . x), both rows'
+  // loads issued before the first product
+  for (int i = warp; i < S; i += WARPS) {
+    const uint8_t* rows[2] = {wgu + size_t(c0 + i) * gu_row, wgu + size_t(F + c0 + i) * gu_row};
+    uint4 q[2][NSB];
+    uint32_t d[2][NSB];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+#pragma unroll
+      for (int k = 0; k < NSB; ++k) load_packed(rows[r] + k * 576, lane, q[r][k], d[r][k]);
+    }
+    __syncwarp();
+    float sum[2] = {0.0f, 0.0f};
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+#pragma unroll
+      for (int k = 0; k < NSB; ++k) {
+        const int b = 32 * k + lane;
+        const uint4 xa = reinterpret_cast<const uint4*>(xq + 32 * b)[0];
+        const uint4 xb = reinterpret_cast<const uint4*>(xq + 32 * b)[1];
+        const int dot = q4_0_dot4(q[r][k], xa, xb, xs[b]);
+        sum[r] = fmaf(xd[b], half_to_float(d[r][k]) * float(dot), sum[r]);
+      }
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) sum[r] += __shfl_xor_sync(0xFFFFFFFFu, sum[r], o);
+    }
+    if (lane == 0) {
+      const T y = glu<ACT>(rounded<T>(sum[0]), rounded<T>(sum[1]));
+      hv[i] = load1(&y);
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x < BPR) hd[threadIdx.x] = round_values(hv + 32 * threadIdx.x, hq + 32 * threadIdx.x, hs + threadIdx.x);
+  __syncthreads();
+
+  // the down matrix's S columns: lane l takes block l % BPR of row l / BPR of each group
+  const uint4 xa = reinterpret_cast<const uint4*>(hq + 32 * t)[0];
+  const uint4 xb = reinterpret_cast<const uint4*>(hq + 32 * t)[1];
+  const float dx = hd[t];
+  const int xsum = hs[t];
+  for (int r0 = warp * RPW * PASS2; r0 < NC; r0 += WARPS * RPW * PASS2) {
+    uint4 q[PASS2];
+    uint32_t d[PASS2];
+#pragma unroll
+    for (int p = 0; p < PASS2; ++p) {
+      const int row = r0 + p * RPW + lane / BPR;
+      load_packed(wd + size_t(row) * d_row + col, kb, q[p], d[p]);
+    }
+    __syncwarp();
+#pragma unroll
+    for (int p = 0; p < PASS2; ++p) {
+      float v = dx * (half_to_float(d[p]) * float(q4_0_dot4(q[p], xa, xb, xsum)));
+#pragma unroll
+      for (int o = 1; o < BPR; o <<= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, o);
+      if (t == 0) atomicAdd(acc + r0 + p * RPW + lane / BPR, v);
+    }
+  }
+
+  // the last CTA: h = T(residual + T(acc)), normed = T(nw * T(h * rsqrt(mean(h^2) + eps)))
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    fence_acq_rel();
+    last = atomicAdd(count, 1u) == gridDim.x - 1;
+    if (last) fence_acq_rel();
+  }
+  __syncthreads();
+  if (!last) return;
+  constexpr int PER = NC / THREADS;
+  float hh[PER];
+  float ss = 0.0f;
+#pragma unroll
+  for (int j = 0; j < PER; ++j) {
+    const int row = int(threadIdx.x) + j * THREADS;
+    const float y = __ldcg(acc + row);
+    acc[row] = 0.0f;
+    const T yt = rounded<T>(y);
+    const T ht = rounded<T>(load1(residual + row) + load1(&yt));
+    h[row] = ht;
+    hh[j] = load1(&ht);
+    ss = fmaf(hh[j], hh[j], ss);
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) ss += __shfl_xor_sync(0xFFFFFFFFu, ss, o);
+  if (lane == 0) part[warp] = ss;
+  __syncthreads();
+  float total = 0.0f;
+  for (int k = 0; k < WARPS; ++k) total += part[k];
+  const float inv = rsqrtf(total / float(NC) + eps);
+#pragma unroll
+  for (int j = 0; j < PER; ++j) {
+    const int row = int(threadIdx.x) + j * THREADS;
+    const T scaled = rounded<T>(hh[j] * inv);
+    store1(normed + row, load1(nw + row) * load1(&scaled));
+  }
+  if (threadIdx.x == 0) *count = 0u;
+}
+
+}  // namespace vx

@@ -1,0 +1,123 @@
+"""Probe (GPU machine): a Llama-3-8B block's feed-forward part for one row in one launch
+(`mlp_probe.cuh`) against the engine's two (`gemv_int8` gated, then down + AddNorm), Q4_0
+repacked, bf16 activations.
+
+    python benchmarks/mlp_probe.py [--variants S/WARPS/PASS2/PF,...] [--check-only]
+
+Each arm runs as a chain of products (the next x is this one's normed output, so that MLX's
+graph orders launches that share a scratch), cycling through weight copies that never sit in
+L2 together; the time is an evaluation's over the products in it (kernels.py's `timed`):
+launch gaps inside MLX's CUDA graph included, the host's time not. The fused results are
+checked against the engine's two launches on the same input: h within one bf16 step of its
+magnitude (the down sums add in another order), normed likewise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import mlx.core as mx
+from gguf import GGMLQuantizationType as Q
+from kernels import NOT_IN_L2, random_blocks, timed  # benchmarks/kernels.py
+
+from vexel_core.gpu import cuda_header, float_constant, on_cuda
+from vexel_core.quant.kernels import gguf_add_norm, gguf_gated
+from vexel_core.quant.kernels.library import _HEADERS, add_norm_scratch
+from vexel_core.quant.kernels.packed import pack_q4_0
+
+K, F, N = 4096, 14336, 4096  # Llama-3-8B: hidden, intermediate
+HERE = Path(__file__).parent
+QUANT = HERE.parent / "vexel_core" / "quant" / "kernels"
+BODY = """
+vx::mlp_q4_0<T, WARPS, S, 1, KC, NC, PASS2, PF>(wgu, wd, x, residual, nw, eps[0],
+    const_cast<float*>(acc), const_cast<uint32_t*>(count), h, normed, int(wgu_shape[0]) / 2);
+"""
+
+
+def fused_kernel():
+    header = cuda_header([QUANT / f for f in _HEADERS["cuda"]] + [HERE / "mlp_probe.cuh"])
+    return mx.fast.cuda_kernel("vx_mlp_probe", ["wgu", "wd", "x", "residual", "nw", "eps",
+                                                "acc", "count"], ["h", "normed"], BODY, header)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variants", default="64/8/4/0,64/8/4/1,32/8/4/0,128/8/4/0,64/4/8/0")
+    parser.add_argument("--check-only", action="store_true")
+    args = parser.parse_args()
+    if not on_cuda():
+        sys.exit("mlp_probe.py needs MLX's CUDA backend")
+    bf = mx.bfloat16
+    wgu = pack_q4_0(random_blocks(Q.Q4_0, 2 * F, K))
+    wd = pack_q4_0(random_blocks(Q.Q4_0, N, F))
+    nw = (1 + 0.1 * mx.random.normal((N,))).astype(bf)
+    eps = 1e-5
+    scratch = add_norm_scratch()
+    acc, count = mx.zeros((N,), mx.float32), mx.zeros((4,), mx.uint32)
+    mx.eval(wgu, wd, nw, acc, count)
+    kernel = fused_kernel()
+
+    def separate(x, resid, w):
+        mid = gguf_gated(x, w[0], Q.Q4_0, "silu", packed=True)
+        return gguf_add_norm(mid, w[1], Q.Q4_0, resid, nw, eps, scratch, packed=True)
+
+    def fused(x, resid, w, s, warps, pass2, pf):
+        h, normed = kernel(
+            inputs=[w[0], w[1], x, resid, nw, float_constant(eps), acc, count],
+            template=[("T", bf), ("WARPS", warps), ("S", s), ("KC", K), ("NC", N),
+                      ("PASS2", pass2), ("PF", pf)],
+            grid=(F // s * warps * 32, 1, 1), threadgroup=(warps * 32, 1, 1),
+            output_shapes=[(1, N), (1, N)], output_dtypes=[bf, bf])
+        return h, normed
+
+    variants = [tuple(int(v) for v in spec.split("/")) for spec in args.variants.split(",")]
+    x = mx.random.normal((1, K)).astype(bf)
+    resid = mx.random.normal((1, N)).astype(bf)
+    ref_h, ref_n = separate(x, resid, (wgu, wd))
+    mx.eval(ref_h, ref_n)
+    for v in variants:
+        h, n = fused(x, resid, (wgu, wd), *v)
+        mx.eval(h, n)
+        dh = mx.abs(h.astype(mx.float32) - ref_h.astype(mx.float32)).max().item()
+        dn = mx.abs(n.astype(mx.float32) - ref_n.astype(mx.float32)).max().item()
+        big_h = mx.abs(ref_h.astype(mx.float32)).max().item()
+        big_n = mx.abs(ref_n.astype(mx.float32)).max().item()
+        ok = dh <= big_h / 128 and dn <= big_n / 128
+        print(f"check {'/'.join(map(str, v))}: max|dh| {dh:.4g} of {big_h:.4g}, max|dn| "
+              f"{dn:.4g} of {big_n:.4g}, counts left {count.tolist()[0]}, acc left "
+              f"{mx.abs(acc).max().item():.3g}: {'ok' if ok else 'MISMATCH'}", flush=True)
+    if args.check_only:
+        return
+
+    nbytes = wgu.nbytes + wd.nbytes
+    weights = [(wgu, wd)] + [tuple(a + mx.zeros((), a.dtype) for a in (wgu, wd))
+                             for _ in range(int(-(-NOT_IN_L2 // nbytes)) - 1)]
+    mx.eval(weights)
+
+    def chain(step):
+        """One block after another over every weight copy, each continuing from the last
+        output of the one before (of this call or the previous one): one ordered chain."""
+        state = [x, resid]
+
+        def run(ws):
+            for w in ws:
+                state[1], state[0] = step(state[0], state[1], w)
+            return state[0]
+        return run
+
+    arms = [("engine: gated + down/AddNorm", chain(separate))]
+    arms += [(f"fused S={s} warps={w} pass2={p} pf={pf}",
+              chain(lambda a, b, c, v=(s, w, p, pf): fused(a, b, c, *v)))
+             for s, w, p, pf in variants]
+    print(f"{len(weights)} weight copies of {nbytes / 1e6:.1f} MB; us a block's feed-forward:")
+    for _ in range(2):  # two rounds, alternated
+        for name, run in arms:
+            t = timed(lambda ws, run=run: run(ws), [weights], nbytes * len(weights))
+            us = t.us / len(weights)
+            print(f"  {name:36} {us:7.1f} us  {nbytes / us / 1e3:7.0f} GB/s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
