@@ -6,8 +6,8 @@ repacked, bf16 activations.
 
 Each arm runs as a chain of products (the next x is this one's normed output, so that MLX's
 graph orders launches that share a scratch), cycling through weight copies that never sit in
-L2 together; the time is an evaluation's over the products in it (kernels.py's `timed`):
-launch gaps inside MLX's CUDA graph included, the host's time not. The fused results are
+L2 together; the time is the GPU's, the arm's kernels' durations under CUPTI (torch's
+profiler, as gpu_timeline.py) over a run of blocks: launch gaps not included. The fused results are
 checked against the engine's two launches on the same input: h within one bf16 step of its
 magnitude (the down sums add in another order), normed likewise.
 """
@@ -20,7 +20,8 @@ from pathlib import Path
 
 import mlx.core as mx
 from gguf import GGMLQuantizationType as Q
-from kernels import NOT_IN_L2, random_blocks, timed  # benchmarks/kernels.py
+from gpu_timeline import cupti_spans  # benchmarks/gpu_timeline.py
+from kernels import NOT_IN_L2, random_blocks  # benchmarks/kernels.py
 
 from vexel_core.gpu import cuda_header, float_constant, on_cuda
 from vexel_core.quant.kernels import gguf_add_norm, gguf_gated
@@ -28,6 +29,7 @@ from vexel_core.quant.kernels.library import _HEADERS, add_norm_scratch
 from vexel_core.quant.kernels.packed import pack_q4_0
 
 K, F, N = 4096, 14336, 4096  # Llama-3-8B: hidden, intermediate
+BLOCKS = 48  # feed-forward blocks a timed run
 HERE = Path(__file__).parent
 QUANT = HERE.parent / "vexel_core" / "quant" / "kernels"
 BODY = """
@@ -44,7 +46,7 @@ def fused_kernel():
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variants", default="64/8/4/0,64/8/4/1,32/8/4/0,128/8/4/0,64/4/8/0")
+    parser.add_argument("--variants", default="64/8/4/0,64/8/8/0,128/8/4/0,128/8/8/0,64/16/4/0,64/8/4/1")
     parser.add_argument("--check-only", action="store_true")
     args = parser.parse_args()
     if not on_cuda():
@@ -111,13 +113,14 @@ def main() -> None:
     arms += [(f"fused S={s} warps={w} pass2={p} pf={pf}",
               chain(lambda a, b, c, v=(s, w, p, pf): fused(a, b, c, *v)))
              for s, w, p, pf in variants]
-    print(f"{len(weights)} weight copies of {nbytes / 1e6:.1f} MB; us a block's feed-forward:")
-    for _ in range(2):  # two rounds, alternated
+    print(f"{len(weights)} weight copies of {nbytes / 1e6:.1f} MB; GPU us a block's "
+          f"feed-forward (CUPTI: the arm's kernels, {BLOCKS} blocks a run):")
+    for _ in range(3):  # rounds, alternated
         for name, run in arms:
-            t = timed(lambda ws, run=run: run(ws), [weights], nbytes * len(weights))
-            us = t.us / len(weights)
-            print(f"  {name:36} {us:7.1f} us  {nbytes / us / 1e3:7.0f} GB/s", flush=True)
-
-
-if __name__ == "__main__":
-    main()
+            mx.eval(run(weights))  # compiled, and the chain's state evaluated
+            spans = cupti_spans(lambda run=run: [mx.eval(run(weights))
+                                                 for _ in range(BLOCKS // len(weights))])
+            ours = [(b - a, name) for a, b, name, _ in spans if "vx_" in name]
+            per_block = sum(d for d, _ in ours) / BLOCKS
+            print(f"  {name:36} {per_block:7.1f} us  {nbytes / per_block / 1e3:6.0f} GB/s  "
+                  f"({len(ours)} kernels)", flush=True)

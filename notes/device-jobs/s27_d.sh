@@ -1,0 +1,9 @@
+# Session 27, call D (main): the fused feed-forward probe timed by CUPTI (call C's timing was
+# the host's). Carry [".devkit/wheels", ".devkit/setup.sh"].
+#   source .devkit/setup.sh && bash notes/device-jobs/s27_d.sh
+: "${OUT:?set OUT to the output folder}"
+export VEXEL_CACHE=/tmp/vx
+t0=$(date +%s)
+cd benchmarks
+timeout 300 python3 mlp_probe.py ${MLP_VARIANTS:+--variants $MLP_VARIANTS} > $OUT/mlp_probe.txt 2>&1
+echo "== mlp_probe rc $? after $(( $(date +%s) - t0 )) s"; grep -v "^\s*$" $OUT/mlp_probe.txt | grep -v Warn | tail -32
