@@ -19,7 +19,9 @@
 // Template: T (activations), WARPS, S (intermediate values a CTA), ACT (1 SiLU, 2 GELU tanh),
 // KC (x's length, a multiple of 1,024), NC (h's length, a multiple of WARPS * 32), PASS2 (down
 // rows in flight a lane), PF (1: the CTA's down columns requested into L2 while it computes
-// its slice).
+// its slice), ATOM (0: a float atomic a row; 1: a lane's PASS2 consecutive rows, four to one
+// vector atomic (red.global.add.v4.f32); 2: plain stores, wrong sums: what the atomics cost),
+// PRE (1: a warp's first gate/up loads issued before x is rounded).
 
 namespace vx {
 
@@ -54,7 +56,8 @@ __device__ __forceinline__ int q4_0_dot4(uint4 q, uint4 xa, uint4 xb, int xs) {
   return q4_0_dot(qs, xa, xb, xs);
 }
 
-template <class T, int WARPS, int S, int ACT, int KC, int NC, int PASS2, int PF>
+template <class T, int WARPS, int S, int ACT, int KC, int NC, int PASS2, int PF, int ATOM,
+          int PRE>
 __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, const T* x,
                                          const T* residual, const T* nw, float eps, float* acc,
                                          uint32_t* count, T* h, T* normed, int F) {
@@ -84,6 +87,17 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
       asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
     }
   }
+  uint4 q1[2][NSB];
+  uint32_t d1[2][NSB];
+  auto load_pair = [&](int i) {  // output i's gate and up rows
+    const uint8_t* rows[2] = {wgu + size_t(c0 + i) * gu_row, wgu + size_t(F + c0 + i) * gu_row};
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+#pragma unroll
+      for (int k = 0; k < NSB; ++k) load_packed(rows[r] + k * 576, lane, q1[r][k], d1[r][k]);
+    }
+  };
+  if (PRE && warp < S) load_pair(warp);
   for (int b = threadIdx.x; b < NX; b += THREADS) {
     xd[b] = round_block(x + 32 * b, xq + 32 * b, xs + b);
   }
@@ -92,14 +106,9 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
   // the slice: output i is act(gate row c0 + i . x) * (up row F + c0 + i . x), both rows'
   // loads issued before the first product
   for (int i = warp; i < S; i += WARPS) {
-    const uint8_t* rows[2] = {wgu + size_t(c0 + i) * gu_row, wgu + size_t(F + c0 + i) * gu_row};
-    uint4 q[2][NSB];
-    uint32_t d[2][NSB];
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-#pragma unroll
-      for (int k = 0; k < NSB; ++k) load_packed(rows[r] + k * 576, lane, q[r][k], d[r][k]);
-    }
+    if (!PRE || i != warp) load_pair(i);
+    auto& q = q1;
+    auto& d = d1;
     __syncwarp();
     float sum[2] = {0.0f, 0.0f};
 #pragma unroll
@@ -129,21 +138,37 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
   const uint4 xb = reinterpret_cast<const uint4*>(hq + 32 * t)[1];
   const float dx = hd[t];
   const int xsum = hs[t];
+  static_assert(ATOM != 1 || PASS2 % 4 == 0, "vector atomics take four rows");
   for (int r0 = warp * RPW * PASS2; r0 < NC; r0 += WARPS * RPW * PASS2) {
+    // ATOM 1: the lane's PASS2 consecutive rows; else rows RPW apart, a load instruction's
+    // lanes on consecutive rows
+    auto row_of = [&](int p) {
+      return ATOM == 1 ? r0 + (lane / BPR) * PASS2 + p : r0 + p * RPW + lane / BPR;
+    };
     uint4 q[PASS2];
     uint32_t d[PASS2];
 #pragma unroll
-    for (int p = 0; p < PASS2; ++p) {
-      const int row = r0 + p * RPW + lane / BPR;
-      load_packed(wd + size_t(row) * d_row + col, kb, q[p], d[p]);
-    }
+    for (int p = 0; p < PASS2; ++p) load_packed(wd + size_t(row_of(p)) * d_row + col, kb, q[p], d[p]);
     __syncwarp();
+    float v[PASS2];
 #pragma unroll
     for (int p = 0; p < PASS2; ++p) {
-      float v = dx * (half_to_float(d[p]) * float(q4_0_dot4(q[p], xa, xb, xsum)));
+      v[p] = dx * (half_to_float(d[p]) * float(q4_0_dot4(q[p], xa, xb, xsum)));
 #pragma unroll
-      for (int o = 1; o < BPR; o <<= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, o);
-      if (t == 0) atomicAdd(acc + r0 + p * RPW + lane / BPR, v);
+      for (int o = 1; o < BPR; o <<= 1) v[p] += __shfl_xor_sync(0xFFFFFFFFu, v[p], o);
+    }
+    if (t == 0) {
+#pragma unroll
+      for (int p = 0; p < PASS2; ++p) {
+        if constexpr (ATOM == 0) {
+          atomicAdd(acc + row_of(p), v[p]);
+        } else if constexpr (ATOM == 2) {
+          acc[row_of(p)] = v[p];
+        } else if (p % 4 == 0) {
+          asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(acc + row_of(p)),
+                       "f"(v[p]), "f"(v[p + 1]), "f"(v[p + 2]), "f"(v[p + 3]) : "memory");
+        }
+      }
     }
   }
 
