@@ -21,7 +21,9 @@
 // rows in flight a lane), PF (1: the CTA's down columns requested into L2 while it computes
 // its slice), ATOM (0: a float atomic a row; 1: a lane's PASS2 consecutive rows, four to one
 // vector atomic (red.global.add.v4.f32); 2: plain stores, wrong sums: what the atomics cost),
-// PRE (1: a warp's first gate/up loads issued before x is rounded).
+// PIPE, bits: 1, a warp's first gate/up loads issued before x is rounded; 2, its first down
+// loads before the slice is rounded; 4, the next output's gate/up loads before this one's
+// products (two sets of registers).
 
 namespace vx {
 
@@ -57,7 +59,7 @@ __device__ __forceinline__ int q4_0_dot4(uint4 q, uint4 xa, uint4 xb, int xs) {
 }
 
 template <class T, int WARPS, int S, int ACT, int KC, int NC, int PASS2, int PF, int ATOM,
-          int PRE>
+          int PIPE>
 __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, const T* x,
                                          const T* residual, const T* nw, float eps, float* acc,
                                          uint32_t* count, T* h, T* normed, int F) {
@@ -87,29 +89,19 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
       asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
     }
   }
-  uint4 q1[2][NSB];
-  uint32_t d1[2][NSB];
-  auto load_pair = [&](int i) {  // output i's gate and up rows
+  constexpr bool PRE = PIPE & 1, PRE2 = PIPE & 2, DB = PIPE & 4;
+  uint4 qa[2][NSB], qb[2][NSB];
+  uint32_t da[2][NSB], db[2][NSB];
+  auto load_pair = [&](int i, uint4 (&q)[2][NSB], uint32_t (&d)[2][NSB]) {  // output i's rows
     const uint8_t* rows[2] = {wgu + size_t(c0 + i) * gu_row, wgu + size_t(F + c0 + i) * gu_row};
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
 #pragma unroll
-      for (int k = 0; k < NSB; ++k) load_packed(rows[r] + k * 576, lane, q1[r][k], d1[r][k]);
+      for (int k = 0; k < NSB; ++k) load_packed(rows[r] + k * 576, lane, q[r][k], d[r][k]);
     }
   };
-  if (PRE && warp < S) load_pair(warp);
-  for (int b = threadIdx.x; b < NX; b += THREADS) {
-    xd[b] = round_block(x + 32 * b, xq + 32 * b, xs + b);
-  }
-  __syncthreads();
-
-  // the slice: output i is act(gate row c0 + i . x) * (up row F + c0 + i . x), both rows'
-  // loads issued before the first product
-  for (int i = warp; i < S; i += WARPS) {
-    if (!PRE || i != warp) load_pair(i);
-    auto& q = q1;
-    auto& d = d1;
-    __syncwarp();
+  // output i's products from its loaded rows, into hv[i]
+  auto finish_pair = [&](int i, const uint4 (&q)[2][NSB], const uint32_t (&d)[2][NSB]) {
     float sum[2] = {0.0f, 0.0f};
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
@@ -128,7 +120,50 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
       const T y = glu<ACT>(rounded<T>(sum[0]), rounded<T>(sum[1]));
       hv[i] = load1(&y);
     }
+  };
+  if (PRE && warp < S) load_pair(warp, qa, da);
+  for (int b = threadIdx.x; b < NX; b += THREADS) {
+    xd[b] = round_block(x + 32 * b, xq + 32 * b, xs + b);
   }
+  __syncthreads();
+
+  // the slice: output i is act(gate row c0 + i . x) * (up row F + c0 + i . x), both rows'
+  // loads issued before the first product (the __syncwarp after them: gemv_packed.cuh's fence)
+  if constexpr (DB) {
+    if (!PRE && warp < S) load_pair(warp, qa, da);
+    for (int i = warp; i < S; i += 2 * WARPS) {
+      if (i + WARPS < S) load_pair(i + WARPS, qb, db);
+      __syncwarp();
+      finish_pair(i, qa, da);
+      if (i + WARPS < S) {
+        if (i + 2 * WARPS < S) load_pair(i + 2 * WARPS, qa, da);
+        __syncwarp();
+        finish_pair(i + WARPS, qb, db);
+      }
+    }
+  } else {
+    for (int i = warp; i < S; i += WARPS) {
+      if (!PRE || i != warp) load_pair(i, qa, da);
+      __syncwarp();
+      finish_pair(i, qa, da);
+    }
+  }
+  static_assert(ATOM != 1 || PASS2 % 4 == 0, "vector atomics take four rows");
+  // ATOM 1: the lane's PASS2 consecutive rows; else rows RPW apart, a load instruction's lanes
+  // on consecutive rows
+  auto row_of = [&](int r0, int p) {
+    return ATOM == 1 ? r0 + (lane / BPR) * PASS2 + p : r0 + p * RPW + lane / BPR;
+  };
+  uint4 q2[PASS2];
+  uint32_t d2[PASS2];
+  auto load_rows = [&](int r0) {
+#pragma unroll
+    for (int p = 0; p < PASS2; ++p) {
+      load_packed(wd + size_t(row_of(r0, p)) * d_row + col, kb, q2[p], d2[p]);
+    }
+  };
+  const int first = warp * RPW * PASS2;
+  if (PRE2 && first < NC) load_rows(first);
   __syncthreads();
   if (threadIdx.x < BPR) hd[threadIdx.x] = round_values(hv + 32 * threadIdx.x, hq + 32 * threadIdx.x, hs + threadIdx.x);
   __syncthreads();
@@ -138,22 +173,13 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
   const uint4 xb = reinterpret_cast<const uint4*>(hq + 32 * t)[1];
   const float dx = hd[t];
   const int xsum = hs[t];
-  static_assert(ATOM != 1 || PASS2 % 4 == 0, "vector atomics take four rows");
-  for (int r0 = warp * RPW * PASS2; r0 < NC; r0 += WARPS * RPW * PASS2) {
-    // ATOM 1: the lane's PASS2 consecutive rows; else rows RPW apart, a load instruction's
-    // lanes on consecutive rows
-    auto row_of = [&](int p) {
-      return ATOM == 1 ? r0 + (lane / BPR) * PASS2 + p : r0 + p * RPW + lane / BPR;
-    };
-    uint4 q[PASS2];
-    uint32_t d[PASS2];
-#pragma unroll
-    for (int p = 0; p < PASS2; ++p) load_packed(wd + size_t(row_of(p)) * d_row + col, kb, q[p], d[p]);
+  for (int r0 = first; r0 < NC; r0 += WARPS * RPW * PASS2) {
+    if (!PRE2 || r0 != first) load_rows(r0);
     __syncwarp();
     float v[PASS2];
 #pragma unroll
     for (int p = 0; p < PASS2; ++p) {
-      v[p] = dx * (half_to_float(d[p]) * float(q4_0_dot4(q[p], xa, xb, xsum)));
+      v[p] = dx * (half_to_float(d2[p]) * float(q4_0_dot4(q2[p], xa, xb, xsum)));
 #pragma unroll
       for (int o = 1; o < BPR; o <<= 1) v[p] += __shfl_xor_sync(0xFFFFFFFFu, v[p], o);
     }
@@ -161,11 +187,11 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
 #pragma unroll
       for (int p = 0; p < PASS2; ++p) {
         if constexpr (ATOM == 0) {
-          atomicAdd(acc + row_of(p), v[p]);
+          atomicAdd(acc + row_of(r0, p), v[p]);
         } else if constexpr (ATOM == 2) {
-          acc[row_of(p)] = v[p];
+          acc[row_of(r0, p)] = v[p];
         } else if (p % 4 == 0) {
-          asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(acc + row_of(p)),
+          asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(acc + row_of(r0, p)),
                        "f"(v[p]), "f"(v[p + 1]), "f"(v[p + 2]), "f"(v[p + 3]) : "memory");
         }
       }

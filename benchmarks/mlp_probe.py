@@ -2,7 +2,7 @@
 (`mlp_probe.cuh`) against the engine's two (`gemv_int8` gated, then down + AddNorm), Q4_0
 repacked, bf16 activations.
 
-    python benchmarks/mlp_probe.py [--variants S/WARPS/PASS2/PF/ATOM/PRE,...] [--check-only]
+    python benchmarks/mlp_probe.py [--variants S/WARPS/PASS2/PF/ATOM/PIPE,...] [--check-only]
 
 Each arm runs as a chain of products (the next x is this one's normed output, so that MLX's
 graph orders launches that share a scratch), cycling through weight copies that never sit in
@@ -30,12 +30,12 @@ from vexel_core.quant.kernels.packed import pack_q4_0
 
 K, F, N = 4096, 14336, 4096  # Llama-3-8B: hidden, intermediate
 BLOCKS = 48  # feed-forward blocks a timed run
-VARIANTS = ",".join(["64/8/8/0/0/0", "64/8/8/0/2/0", "64/8/8/0/1/0", "64/8/8/0/1/1",
-                     "64/8/4/0/1/1", "128/8/8/0/1/1", "64/16/8/0/1/1"])
+VARIANTS = ",".join(["64/8/4/0/0/1", "64/8/4/0/1/1", "64/8/4/0/0/3", "64/8/4/0/0/7",
+                     "64/8/8/0/0/7", "64/8/4/0/1/7", "32/8/4/0/0/7", "128/8/4/0/0/7"])
 HERE = Path(__file__).parent
 QUANT = HERE.parent / "vexel_core" / "quant" / "kernels"
 BODY = """
-vx::mlp_q4_0<T, WARPS, S, 1, KC, NC, PASS2, PF, ATOM, PRE>(wgu, wd, x, residual, nw, eps[0],
+vx::mlp_q4_0<T, WARPS, S, 1, KC, NC, PASS2, PF, ATOM, PIPE>(wgu, wd, x, residual, nw, eps[0],
     const_cast<float*>(acc), const_cast<uint32_t*>(count), h, normed, int(wgu_shape[0]) / 2);
 """
 
@@ -48,7 +48,7 @@ def fused_kernel():
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variants", default=VARIANTS, help="S/WARPS/PASS2/PF/ATOM/PRE,...")
+    parser.add_argument("--variants", default=VARIANTS, help="S/WARPS/PASS2/PF/ATOM/PIPE,...")
     parser.add_argument("--check-only", action="store_true")
     args = parser.parse_args()
     if not on_cuda():
@@ -67,11 +67,11 @@ def main() -> None:
         mid = gguf_gated(x, w[0], Q.Q4_0, "silu", packed=True)
         return gguf_add_norm(mid, w[1], Q.Q4_0, resid, nw, eps, scratch, packed=True)
 
-    def fused(x, resid, w, s, warps, pass2, pf, atom, pre):
+    def fused(x, resid, w, s, warps, pass2, pf, atom, pipe):
         h, normed = kernel(
             inputs=[w[0], w[1], x, resid, nw, float_constant(eps), acc, count],
             template=[("T", bf), ("WARPS", warps), ("S", s), ("KC", K), ("NC", N),
-                      ("PASS2", pass2), ("PF", pf), ("ATOM", atom), ("PRE", pre)],
+                      ("PASS2", pass2), ("PF", pf), ("ATOM", atom), ("PIPE", pipe)],
             grid=(F // s * warps * 32, 1, 1), threadgroup=(warps * 32, 1, 1),
             output_shapes=[(1, N), (1, N)], output_dtypes=[bf, bf])
         return h, normed
