@@ -62,7 +62,8 @@ template <class T, int WARPS, int S, int ACT, int KC, int NC, int PASS2, int PF,
           int PIPE>
 __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, const T* x,
                                          const T* residual, const T* nw, float eps, float* acc,
-                                         uint32_t* count, T* h, T* normed, int F) {
+                                         uint32_t* count, T* h, T* normed, int F,
+                                         unsigned long long* times = nullptr) {
   constexpr int THREADS = WARPS * 32, NX = KC / 32, NSB = KC / 1024, BPR = S / 32;
   constexpr int RPW = 32 / BPR;  // down rows a warp's load instruction covers
   static_assert(S % 32 == 0 && 32 % BPR == 0 && NC % THREADS == 0, "probe shapes");
@@ -90,6 +91,16 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
     }
   }
   constexpr bool PRE = PIPE & 1, PRE2 = PIPE & 2, DB = PIPE & 4;
+  // times (mlp_probe.py --times): each CTA's start, x rounded, slice done, down done, and the
+  // last CTA's end, from the GPU's global timer (ns)
+  auto mark = [&](int k) {
+    if (times != nullptr && threadIdx.x == 0) {
+      unsigned long long now;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+      times[5 * blockIdx.x + k] = now;
+    }
+  };
+  mark(0);
   uint4 qa[2][NSB], qb[2][NSB];
   uint32_t da[2][NSB], db[2][NSB];
   auto load_pair = [&](int i, uint4 (&q)[2][NSB], uint32_t (&d)[2][NSB]) {  // output i's rows
@@ -126,6 +137,7 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
     xd[b] = round_block(x + 32 * b, xq + 32 * b, xs + b);
   }
   __syncthreads();
+  mark(1);
 
   // the slice: output i is act(gate row c0 + i . x) * (up row F + c0 + i . x), both rows'
   // loads issued before the first product (the __syncwarp after them: gemv_packed.cuh's fence)
@@ -165,6 +177,7 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
   const int first = warp * RPW * PASS2;
   if (PRE2 && first < NC) load_rows(first);
   __syncthreads();
+  mark(2);
   if (threadIdx.x < BPR) hd[threadIdx.x] = round_values(hv + 32 * threadIdx.x, hq + 32 * threadIdx.x, hs + threadIdx.x);
   __syncthreads();
 
@@ -200,6 +213,7 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
 
   // the last CTA: h = T(residual + T(acc)), normed = T(nw * T(h * rsqrt(mean(h^2) + eps)))
   __syncthreads();
+  mark(3);
   if (threadIdx.x == 0) {
     fence_acq_rel();
     last = atomicAdd(count, 1u) == gridDim.x - 1;
@@ -235,6 +249,7 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
     store1(normed + row, load1(nw + row) * load1(&scaled));
   }
   if (threadIdx.x == 0) *count = 0u;
+  mark(4);
 }
 
 }  // namespace vx

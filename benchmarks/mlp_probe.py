@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import mlx.core as mx
+import numpy as np
 from gguf import GGMLQuantizationType as Q
 from gpu_timeline import cupti_spans  # benchmarks/gpu_timeline.py
 from kernels import NOT_IN_L2, random_blocks  # benchmarks/kernels.py
@@ -40,16 +41,33 @@ vx::mlp_q4_0<T, WARPS, S, 1, KC, NC, PASS2, PF, ATOM, PIPE>(wgu, wd, x, residual
 """
 
 
-def fused_kernel():
+def fused_kernel(times: bool = False):
     header = cuda_header([QUANT / f for f in _HEADERS["cuda"]] + [HERE / "mlp_probe.cuh"])
-    return mx.fast.cuda_kernel("vx_mlp_probe", ["wgu", "wd", "x", "residual", "nw", "eps",
-                                                "acc", "count"], ["h", "normed"], BODY, header)
+    body = BODY.replace(");", ", times);") if times else BODY
+    return mx.fast.cuda_kernel("vx_mlp_probe" + "_times" * times,
+                               ["wgu", "wd", "x", "residual", "nw", "eps", "acc", "count"],
+                               ["h", "normed"] + ["times"] * times, body, header)
+
+
+def phases(kernel, run_args: dict, ctas: int) -> None:
+    """Where one launch's time goes: each CTA's phases from the GPU's global timer."""
+    _, _, times = kernel(**run_args, output_shapes=[(1, N), (1, N), (ctas, 5)],
+                         output_dtypes=[mx.bfloat16, mx.bfloat16, mx.uint64])
+    t = np.array(times, dtype=np.int64)
+    t0 = t[:, 0].min()
+    end = t[t[:, 4] > t0, 4].max()  # the last CTA's end (the others leave it unwritten)
+    us = (t[:, :4] - t0) / 1e3
+    q = lambda a: " / ".join(f"{v:5.1f}" for v in np.percentile(a, [0, 50, 100]))  # noqa: E731
+    print(f"    start {q(us[:, 0])}; x rounded {q(us[:, 1])}; slice {q(us[:, 2])}; down "
+          f"{q(us[:, 3])}; end {(end - t0) / 1e3:5.1f} us (min / median / max over CTAs)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", default=VARIANTS, help="S/WARPS/PASS2/PF/ATOM/PIPE,...")
     parser.add_argument("--check-only", action="store_true")
+    parser.add_argument("--times", action="store_true",
+                        help="also each variant's phases in one launch (the GPU's timer)")
     args = parser.parse_args()
     if not on_cuda():
         sys.exit("mlp_probe.py needs MLX's CUDA backend")
@@ -67,13 +85,15 @@ def main() -> None:
         mid = gguf_gated(x, w[0], Q.Q4_0, "silu", packed=True)
         return gguf_add_norm(mid, w[1], Q.Q4_0, resid, nw, eps, scratch, packed=True)
 
-    def fused(x, resid, w, s, warps, pass2, pf, atom, pipe):
-        h, normed = kernel(
-            inputs=[w[0], w[1], x, resid, nw, float_constant(eps), acc, count],
-            template=[("T", bf), ("WARPS", warps), ("S", s), ("KC", K), ("NC", N),
-                      ("PASS2", pass2), ("PF", pf), ("ATOM", atom), ("PIPE", pipe)],
-            grid=(F // s * warps * 32, 1, 1), threadgroup=(warps * 32, 1, 1),
-            output_shapes=[(1, N), (1, N)], output_dtypes=[bf, bf])
+    def launch(x, resid, w, s, warps, pass2, pf, atom, pipe) -> dict:
+        return dict(inputs=[w[0], w[1], x, resid, nw, float_constant(eps), acc, count],
+                    template=[("T", bf), ("WARPS", warps), ("S", s), ("KC", K), ("NC", N),
+                              ("PASS2", pass2), ("PF", pf), ("ATOM", atom), ("PIPE", pipe)],
+                    grid=(F // s * warps * 32, 1, 1), threadgroup=(warps * 32, 1, 1))
+
+    def fused(x, resid, w, *v):
+        h, normed = kernel(**launch(x, resid, w, *v), output_shapes=[(1, N), (1, N)],
+                           output_dtypes=[bf, bf])
         return h, normed
 
     variants = [tuple(int(v) for v in spec.split("/")) for spec in args.variants.split(",")]
@@ -99,6 +119,12 @@ def main() -> None:
     weights = [(wgu, wd)] + [tuple(a + mx.zeros((), a.dtype) for a in (wgu, wd))
                              for _ in range(int(-(-NOT_IN_L2 // nbytes)) - 1)]
     mx.eval(weights)
+    if args.times:
+        timer = fused_kernel(times=True)
+        for v in variants:
+            print(f"  phases of {'/'.join(map(str, v))}, two launches:")
+            for w in weights[1:3]:
+                phases(timer, launch(x, resid, w, *v), F // v[0])
 
     def chain(step):
         """One block after another over every weight copy, each continuing from the last

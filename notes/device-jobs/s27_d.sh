@@ -5,5 +5,5 @@
 export VEXEL_CACHE=/tmp/vx
 t0=$(date +%s)
 cd benchmarks
-timeout 300 python3 mlp_probe.py ${MLP_VARIANTS:+--variants $MLP_VARIANTS} > $OUT/mlp_probe.txt 2>&1
-echo "== mlp_probe rc $? after $(( $(date +%s) - t0 )) s"; grep -v "^\s*$" $OUT/mlp_probe.txt | grep -v Warn | tail -32
+timeout 300 python3 mlp_probe.py $MLP_ARGS ${MLP_VARIANTS:+--variants $MLP_VARIANTS} > $OUT/mlp_probe.txt 2>&1
+echo "== mlp_probe rc $? after $(( $(date +%s) - t0 )) s"; grep -v "^\s*$" $OUT/mlp_probe.txt | grep -v Warn | tail -50
