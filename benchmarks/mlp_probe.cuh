@@ -23,7 +23,7 @@
 // vector atomic (red.global.add.v4.f32); 2: plain stores, wrong sums: what the atomics cost),
 // PIPE, bits: 1, a warp's first gate/up loads issued before x is rounded; 2, its first down
 // loads before the slice is rounded; 4, the next output's gate/up loads before this one's
-// products (two sets of registers).
+// products (two sets of registers); 8, x rounded by 8 lanes a 32-value block (round_x8).
 
 namespace vx {
 
@@ -51,6 +51,45 @@ __device__ __forceinline__ float round_values(const float* v, int8_t* q, int* su
   out[1] = make_uint4(words[4], words[5], words[6], words[7]);
   *sum = s;
   return __fdiv_rn(amax, 127.0f);
+}
+
+// x [NX * 32] rounded as round_block rounds it, by 8 lanes a 32-value block (4 values a lane,
+// the block's amax and sum by shuffles): every load issued first, then NX * 8 / THREADS
+// blocks' worth of arithmetic a lane, where round_block takes one lane through a whole block.
+template <int THREADS, int NX, class T>
+__device__ __forceinline__ void round_x8(const T* x, int8_t* xq, float* xd, int* xs) {
+  constexpr int PASSES = (NX * 8 + THREADS - 1) / THREADS;
+  float4 v[PASSES];
+#pragma unroll
+  for (int p = 0; p < PASSES; ++p) {
+    const int e = p * THREADS + int(threadIdx.x);  // the lane's 4 values: x[4e..4e+3]
+    v[p] = e < NX * 8 ? load4(x + 4 * e) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  }
+#pragma unroll
+  for (int p = 0; p < PASSES; ++p) {
+    const int e = p * THREADS + int(threadIdx.x);
+    float amax = fmaxf(fmaxf(fabsf(v[p].x), fabsf(v[p].y)), fmaxf(fabsf(v[p].z), fabsf(v[p].w)));
+#pragma unroll
+    for (int o = 1; o < 8; o <<= 1) amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFFu, amax, o));
+    const float inv = amax > 0.0f ? __fdiv_rn(127.0f, amax) : 0.0f;
+    const float f[4] = {v[p].x, v[p].y, v[p].z, v[p].w};
+    int n[4], s = 0;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      n[j] = int(__float_as_uint(fmaf(f[j], inv, 12582912.0f)) - 0x4B400000u);
+      s += n[j];
+    }
+#pragma unroll
+    for (int o = 1; o < 8; o <<= 1) s += __shfl_xor_sync(0xFFFFFFFFu, s, o);
+    if (e < NX * 8) {
+      reinterpret_cast<uint32_t*>(xq)[e] =
+          __byte_perm(__byte_perm(n[0], n[1], 0x0040), __byte_perm(n[2], n[3], 0x0040), 0x5410);
+      if ((e & 7) == 0) {
+        xd[e / 8] = __fdiv_rn(amax, 127.0f);
+        xs[e / 8] = s;
+      }
+    }
+  }
 }
 
 __device__ __forceinline__ int q4_0_dot4(uint4 q, uint4 xa, uint4 xb, int xs) {
@@ -133,8 +172,12 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
     }
   };
   if (PRE && warp < S) load_pair(warp, qa, da);
-  for (int b = threadIdx.x; b < NX; b += THREADS) {
-    xd[b] = round_block(x + 32 * b, xq + 32 * b, xs + b);
+  if constexpr (PIPE & 8) {
+    round_x8<THREADS, NX>(x, xq, xd, xs);
+  } else {
+    for (int b = threadIdx.x; b < NX; b += THREADS) {
+      xd[b] = round_block(x + 32 * b, xq + 32 * b, xs + b);
+    }
   }
   __syncthreads();
   mark(1);
@@ -222,15 +265,23 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
   __syncthreads();
   if (!last) return;
   constexpr int PER = NC / THREADS;
+  // every load first: after a store to acc the compiler would order each next load behind it
+  // (one L2 round trip a row: ~7 us of tail at 16 rows a thread, the phases' timer)
+  float yv[PER], rv[PER];
+#pragma unroll
+  for (int j = 0; j < PER; ++j) {
+    const int row = int(threadIdx.x) + j * THREADS;
+    yv[j] = __ldcg(acc + row);
+    rv[j] = load1(residual + row);
+  }
   float hh[PER];
   float ss = 0.0f;
 #pragma unroll
   for (int j = 0; j < PER; ++j) {
     const int row = int(threadIdx.x) + j * THREADS;
-    const float y = __ldcg(acc + row);
     acc[row] = 0.0f;
-    const T yt = rounded<T>(y);
-    const T ht = rounded<T>(load1(residual + row) + load1(&yt));
+    const T yt = rounded<T>(yv[j]);
+    const T ht = rounded<T>(rv[j] + load1(&yt));
     h[row] = ht;
     hh[j] = load1(&ht);
     ss = fmaf(hh[j], hh[j], ss);
