@@ -267,12 +267,13 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
   constexpr int PER = NC / THREADS;
   // every load first: after a store to acc the compiler would order each next load behind it
   // (one L2 round trip a row: ~7 us of tail at 16 rows a thread, the phases' timer)
-  float yv[PER], rv[PER];
+  float yv[PER], rv[PER], wv[PER];
 #pragma unroll
   for (int j = 0; j < PER; ++j) {
     const int row = int(threadIdx.x) + j * THREADS;
     yv[j] = __ldcg(acc + row);
     rv[j] = load1(residual + row);
+    wv[j] = load1(nw + row);
   }
   float hh[PER];
   float ss = 0.0f;
@@ -297,7 +298,7 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
   for (int j = 0; j < PER; ++j) {
     const int row = int(threadIdx.x) + j * THREADS;
     const T scaled = rounded<T>(hh[j] * inv);
-    store1(normed + row, load1(nw + row) * load1(&scaled));
+    store1(normed + row, wv[j] * load1(&scaled));
   }
   if (threadIdx.x == 0) *count = 0u;
   mark(4);

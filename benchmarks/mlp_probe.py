@@ -31,8 +31,8 @@ from vexel_core.quant.kernels.packed import pack_q4_0
 
 K, F, N = 4096, 14336, 4096  # Llama-3-8B: hidden, intermediate
 BLOCKS = 48  # feed-forward blocks a timed run
-VARIANTS = ",".join(["64/8/4/0/1/1", "64/8/4/0/1/9", "64/8/4/0/0/9", "64/8/8/0/1/9",
-                     "128/8/4/0/1/9"])
+VARIANTS = ",".join(["64/8/4/0/1/1", "64/8/4/0/0/1", "64/4/4/0/1/1", "64/16/4/0/1/1",
+                     "64/8/4/0/1/3"])
 HERE = Path(__file__).parent
 QUANT = HERE.parent / "vexel_core" / "quant" / "kernels"
 BODY = """
