@@ -20,7 +20,9 @@
 // KC (x's length, a multiple of 1,024), NC (h's length, a multiple of WARPS * 32), PASS2 (down
 // rows in flight a lane), PF (1: the CTA's down columns requested into L2 while it computes
 // its slice), ATOM (0: a float atomic a row; 1: a lane's PASS2 consecutive rows, four to one
-// vector atomic (red.global.add.v4.f32); 2: plain stores, wrong sums: what the atomics cost),
+// vector atomic (red.global.add.v4.f32); 2: plain stores, wrong sums: what the atomics cost;
+// 3: fixed point, each partial rounded to a multiple of 2^-32 and added as an int64 (acc
+// holds 2 NC floats): integer sums are the same in any order, so the result is deterministic),
 // PIPE, bits: 1, a warp's first gate/up loads issued before x is rounded; 2, its first down
 // loads before the slice is rounded; 4, the next output's gate/up loads before this one's
 // products (two sets of registers); 8, x rounded by 8 lanes a 32-value block (round_x8).
@@ -244,6 +246,9 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
       for (int p = 0; p < PASS2; ++p) {
         if constexpr (ATOM == 0) {
           atomicAdd(acc + row_of(r0, p), v[p]);
+        } else if constexpr (ATOM == 3) {
+          atomicAdd(reinterpret_cast<unsigned long long*>(acc) + row_of(r0, p),
+                    static_cast<unsigned long long>(__float2ll_rn(v[p] * 4294967296.0f)));
         } else if constexpr (ATOM == 2) {
           acc[row_of(r0, p)] = v[p];
         } else if (p % 4 == 0) {
@@ -271,7 +276,11 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
 #pragma unroll
   for (int j = 0; j < PER; ++j) {
     const int row = int(threadIdx.x) + j * THREADS;
-    yv[j] = __ldcg(acc + row);
+    if constexpr (ATOM == 3) {
+      yv[j] = float(__ldcg(reinterpret_cast<const long long*>(acc) + row)) * 2.3283064365386963e-10f;
+    } else {
+      yv[j] = __ldcg(acc + row);
+    }
     rv[j] = load1(residual + row);
     wv[j] = load1(nw + row);
   }
@@ -280,7 +289,11 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
 #pragma unroll
   for (int j = 0; j < PER; ++j) {
     const int row = int(threadIdx.x) + j * THREADS;
-    acc[row] = 0.0f;
+    if constexpr (ATOM == 3) {
+      reinterpret_cast<long long*>(acc)[row] = 0;
+    } else {
+      acc[row] = 0.0f;
+    }
     const T yt = rounded<T>(yv[j]);
     const T ht = rounded<T>(rv[j] + load1(&yt));
     h[row] = ht;

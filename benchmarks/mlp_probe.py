@@ -31,8 +31,7 @@ from vexel_core.quant.kernels.packed import pack_q4_0
 
 K, F, N = 4096, 14336, 4096  # Llama-3-8B: hidden, intermediate
 BLOCKS = 48  # feed-forward blocks a timed run
-VARIANTS = ",".join(["64/8/4/0/1/1", "64/8/4/0/0/1", "64/4/4/0/1/1", "64/16/4/0/1/1",
-                     "64/8/4/0/1/3"])
+VARIANTS = ",".join(["64/8/4/0/1/3", "64/8/4/0/3/3", "64/8/8/0/3/3"])
 HERE = Path(__file__).parent
 QUANT = HERE.parent / "vexel_core" / "quant" / "kernels"
 BODY = """
@@ -80,7 +79,7 @@ def main() -> None:
     nw = (1 + 0.1 * mx.random.normal((N,))).astype(bf)
     eps = 1e-5
     scratch = add_norm_scratch()
-    acc, count = mx.zeros((N,), mx.float32), mx.zeros((4,), mx.uint32)
+    acc, count = mx.zeros((2 * N,), mx.float32), mx.zeros((4,), mx.uint32)  # ATOM 3: int64
     mx.eval(wgu, wd, nw, acc, count)
     kernel = fused_kernel()
 
