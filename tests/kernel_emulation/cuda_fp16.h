@@ -72,6 +72,12 @@ inline thread_local float* warp_slots;  // 32 floats shared by the lanes of a wa
 inline unsigned atomicAdd(unsigned* p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 inline unsigned __ldcg(const unsigned* p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
 inline uint4 __ldcg(const uint4* p) { return *p; }
+// the feed-forward kernel's int64 sums (cuda/feed_forward.cuh)
+inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
+  return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+inline long long __ldcg(const long long* p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
+inline long long __float2ll_rn(float v) { return std::llrint(v); }  // to nearest, ties even
 inline float rsqrtf(float v) { return 1.0f / std::sqrt(v); }
 
 inline void __syncwarp() { warp_barrier->arrive_and_wait(); }

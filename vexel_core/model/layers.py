@@ -34,6 +34,40 @@ class Product:
     def value(self) -> mx.array:
         return self.linear(self.x)
 
+    def add_norm(self, residual: mx.array, norm: RMSNorm) -> tuple[mx.array, mx.array] | None:
+        """``(residual + value, norm(residual + value))`` in the product's own kernel where it
+        has one (one row on CUDA: gemv_int8's AddNorm epilogue); None elsewhere."""
+        return self.linear.add_norm(self.x, residual, norm.weight, norm.eps)
+
+
+@dataclass(frozen=True)
+class GatedProduct(Product):
+    """``down(act(g) * u)`` for ``[g, u] = gate_up(x)``, not computed yet: a gated MLP's
+    whole product (``linear`` is down), which the norm after it may take into one kernel."""
+
+    gate_up: Linear
+    act: Activation
+
+    @cached_property
+    def hidden(self) -> mx.array:
+        """``act(g) * u``: the down projection's input (one array, however often asked)."""
+        return self.gate_up.gated_matmul(self.x, self.act, KERNEL_ACTIVATIONS.get(self.act))
+
+    def value(self) -> mx.array:
+        return self.linear(self.hidden)
+
+    def add_norm(self, residual: mx.array, norm: RMSNorm) -> tuple[mx.array, mx.array] | None:
+        """One launch for the gate/up and down products, the add and the norm where the
+        weights have it (packed Q4_0, one row on CUDA: cuda/feed_forward.cuh); else the
+        gated product, then the down product's own `Product.add_norm`."""
+        kernel_act = KERNEL_ACTIVATIONS.get(self.act)
+        if kernel_act is not None:
+            fused = self.linear.feed_forward_add_norm(self.gate_up, self.x, kernel_act,
+                                                      residual, norm.weight, norm.eps)
+            if fused is not None:
+                return fused
+        return Product(self.linear, self.hidden).add_norm(residual, norm)
+
 
 Delta = mx.array | Product | None
 """What a residual add adds: an array, a `Product` not computed yet, or nothing."""
@@ -64,8 +98,8 @@ class RMSNorm(Norm):
 
     def add(self, x: mx.array, delta: Delta) -> tuple[mx.array, mx.array]:
         if isinstance(delta, Product):
-            # one launch for the product, the add and the norm (one row on CUDA: gemv_int8)
-            fused = delta.linear.add_norm(delta.x, x, self.weight, self.eps)
+            # one launch for the product, the add and the norm (one row on CUDA)
+            fused = delta.add_norm(x, self)
             if fused is not None:
                 return fused
             delta = delta.value()
@@ -299,7 +333,9 @@ class GatedMLP(nn.Module):
 
     ``gate_up`` is the fused form (Phi-3's ``ffn_up`` holds gate rows then up rows); its
     weight may fuse the activation into the product too (`Linear.gated_matmul`: one kernel
-    instead of the product, a split and ``act(g) * u`` when decoding one request on CUDA).
+    instead of the product, a split and ``act(g) * u`` when decoding one request on CUDA),
+    and with the down product, the residual add and the next norm (`GatedProduct`: one kernel
+    for the whole part, packed Q4_0 on CUDA).
     """
 
     def __init__(
@@ -321,11 +357,9 @@ class GatedMLP(nn.Module):
     def product(self, x: mx.array) -> Product:
         """The MLP of *x* up to its down product, left to the residual add after it."""
         if self.gate_up is not None:
-            h = self.gate_up.gated_matmul(x, self.act, KERNEL_ACTIVATIONS.get(self.act))
-        else:
-            assert self.gate is not None and self.up is not None
-            h = gated(self.act)(self.gate(x), self.up(x))
-        return Product(self.down, h)
+            return GatedProduct(self.down, x, self.gate_up, self.act)
+        assert self.gate is not None and self.up is not None
+        return Product(self.down, gated(self.act)(self.gate(x), self.up(x)))
 
 
 class MLP(nn.Module):

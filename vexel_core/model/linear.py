@@ -65,6 +65,17 @@ class Linear(nn.Module):
             return None
         return self.weight.matmul_add_norm(x, residual, weight, eps)
 
+    def feed_forward_add_norm(self, gate_up: Linear, x: mx.array, kernel_act: GatedAct,
+                              residual: mx.array, weight: mx.array, eps: float
+                              ) -> tuple[mx.array, mx.array] | None:
+        """`add_norm` of this down projection on ``act(g) * u`` for ``[g, u] = gate_up(x)``,
+        the gated product included in the one kernel where both weights have it
+        (`WeightTensor.feed_forward_add_norm`); None elsewhere, or with a bias."""
+        if self.bias is not None or gate_up.bias is not None:
+            return None
+        return self.weight.feed_forward_add_norm(gate_up.weight, x, kernel_act, residual,
+                                                 weight, eps)
+
 
 class Embedding(nn.Module):
     """Token table ``W[vocab, hidden]``: ids of any shape -> rows ``[*ids.shape, hidden]``.

@@ -57,6 +57,15 @@ class WeightTensor(ABC):
         default): the caller multiplies, adds and normalises."""
         return None
 
+    def feed_forward_add_norm(self, gate_up: WeightTensor, x: mx.array, kernel_act: GatedAct,
+                              residual: mx.array, weight: mx.array, eps: float
+                              ) -> tuple[mx.array, mx.array] | None:
+        """`matmul_add_norm` of this down projection on ``act(g) * u`` for ``[g, u] = x @
+        gate_up.T``: a gated feed-forward part, its add and its norm in one kernel where both
+        weights have one (`BlockWeight`: packed Q4_0 on CUDA, one row); None elsewhere (this
+        default)."""
+        return None
+
     @abstractmethod
     def take(self, ids: mx.array) -> mx.array: ...
 

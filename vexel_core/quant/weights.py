@@ -31,11 +31,12 @@ from vexel_core.quant.kernels import (
     GatedAct,
     gguf_add_norm,
     gguf_dequantize,
+    gguf_feed_forward,
     gguf_gated,
     gguf_matmul,
     gpu_backend,
 )
-from vexel_core.quant.kernels.library import add_norm_scratch
+from vexel_core.quant.kernels.library import add_norm_scratch, feed_forward_scratch
 from vexel_core.quant.kernels.packed import SUPER_ELEMS, pack_q4_0
 from vexel_core.quant.selection import QuantPath, paths_on_this_device, select_for
 
@@ -203,6 +204,23 @@ class BlockWeight(WeightTensor):
             return None
         return gguf_add_norm(x, self.raw, self.ggml_type, residual, weight, eps,
                              self._add_norm_scratch, packed=self.packed)
+
+    def feed_forward_add_norm(self, gate_up: WeightTensor, x: mx.array, kernel_act: GatedAct,
+                              residual: mx.array, weight: mx.array, eps: float
+                              ) -> tuple[mx.array, mx.array] | None:
+        """`WeightTensor.feed_forward_add_norm`: the one-launch kernel where this weight and
+        *gate_up* are packed Q4_0 and the GGUF kernels compute the products."""
+        if (not isinstance(gate_up, BlockWeight) or not (self.packed and gate_up.packed)
+                or select_for(self.ggml_type, x) is not QuantPath.GGUF_KERNEL):
+            return None
+        return gguf_feed_forward(x, gate_up.raw, self.raw, kernel_act, residual, weight, eps,
+                                 self._feed_forward_scratch)
+
+    @cached_property
+    def _feed_forward_scratch(self) -> mx.array:
+        """The feed-forward kernel's sums and count, one scratch per down matrix (ordered by
+        their data, as `_add_norm_scratch`)."""
+        return feed_forward_scratch(self.shape[0])
 
     @cached_property
     def _add_norm_scratch(self) -> mx.array:

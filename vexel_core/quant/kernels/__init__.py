@@ -7,8 +7,10 @@ Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
 * few activation rows (decode): a matrix-vector kernel that reads the blocks once
   (`KernelLibrary.gemv`); on CUDA one row of Q4_0, Q8_0, Q4_K or Q6_K rounds x to int8 and
   multiplies by ``dp4a`` (``gemv_int8``, as llama.cpp does for one row), `gguf_gated`
-  returns ``act(g) * u`` of a fused gate/up weight from the same kernel, and `gguf_add_norm`
-  the residual add and the RMS norm after the product (a pre-norm block's);
+  returns ``act(g) * u`` of a fused gate/up weight from the same kernel, `gguf_add_norm`
+  the residual add and the RMS norm after the product (a pre-norm block's), and
+  `gguf_feed_forward` a block's whole gated feed-forward part with that add and norm, in one
+  launch (packed Q4_0);
 * many rows (prefill, from `PREFILL_ROWS`): the blocks dequantized into ``x``'s dtype by a
   kernel, a slice of rows at a time, then MLX's matmul.
 
@@ -33,6 +35,7 @@ from vexel_core.quant.kernels.library import (
     GatedAct,
     GemvTiling,
     KernelLibrary,
+    feed_forward_applies,
     gated_applies,
     gpu_backend,
     int8_applies,
@@ -41,8 +44,8 @@ from vexel_core.quant.kernels.library import (
 
 __all__ = [
     "ACTIVATION_TILES", "KERNEL_TYPES", "PREFILL_ROWS", "GatedAct", "GemvTiling",
-    "KernelLibrary", "gguf_add_norm", "gguf_dequantize", "gguf_gated", "gguf_matmul",
-    "gpu_backend", "library",
+    "KernelLibrary", "gguf_add_norm", "gguf_dequantize", "gguf_feed_forward", "gguf_gated",
+    "gguf_matmul", "gpu_backend", "library",
 ]
 
 # Activation rows from which dequantize-then-matmul takes over from the matrix-vector kernel.
@@ -105,6 +108,21 @@ def gguf_add_norm(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
         return None
     return library(backend).gemv_add_norm(x, raw, ggml_type, residual, weight, eps, scratch,
                                           packed=packed)
+
+
+def gguf_feed_forward(x: mx.array, gate_up: mx.array, down: mx.array, act: GatedAct,
+                      residual: mx.array, weight: mx.array, eps: float, scratch: mx.array
+                      ) -> tuple[mx.array, mx.array] | None:
+    """``(h, rms_norm(h) * weight)`` for ``h = residual + down(act(g) * u)``, ``[g, u] = x @
+    gate_up.T``, in one kernel where it applies (`feed_forward_applies`: one row on CUDA, both
+    weights packed Q4_0 of Llama-like shapes; *scratch*: `KernelLibrary.feed_forward`'s). None
+    elsewhere: the caller takes the gated product, then the down product's add and norm."""
+    backend = gpu_backend()
+    if (not feed_forward_applies(backend, x.shape, x.dtype, gate_up.shape, down.shape)
+            or residual.shape != (1, down.shape[0]) or residual.dtype != x.dtype
+            or weight.shape != (down.shape[0],)):
+        return None
+    return library("cuda").feed_forward(x, gate_up, down, act, residual, weight, eps, scratch)
 
 
 def gguf_dequantize(raw: mx.array, ggml_type: GGMLQuantizationType, dtype: mx.Dtype, *,

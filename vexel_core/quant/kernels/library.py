@@ -52,7 +52,8 @@ from vexel_core.gpu import cuda_header, float_constant, on_cuda
 from vexel_core.quant.kernels.packed import PACKED_Q4_0, SUPER_BYTES, SUPER_ELEMS
 
 Backend = Literal["cuda", "metal"]
-Op = Literal["gemv", "gemv_int8", "gemv_int8_norm", "gemv_packed", "dequant", "round_x"]
+Op = Literal["gemv", "gemv_int8", "gemv_int8_norm", "gemv_packed", "dequant", "round_x",
+             "feed_forward"]
 GatedAct = Literal["silu", "gelu_tanh"]
 # gemv_int8's ACT template argument per activation of its gated mode (0: the plain product)
 GATED_ACTS: dict[str, int] = {"silu": 1, "gelu_tanh": 2}
@@ -76,22 +77,31 @@ DEQUANT_WARPS = 4
 _HERE = Path(__file__).parent
 _HEADERS = {
     "cuda": ("cuda/prelude.cuh", "common/decode.h", "common/formats.h", "cuda/memory.cuh",
-             "cuda/kernels.cuh", "cuda/gemv_int8.cuh", "cuda/gemv_packed.cuh"),
+             "cuda/kernels.cuh", "cuda/gemv_int8.cuh", "cuda/gemv_packed.cuh",
+             "cuda/feed_forward.cuh"),
     "metal": ("metal/prelude.metal", "common/decode.h", "common/formats.h", "metal/memory.metal",
               "metal/kernels.metal"),
 }
 _BODIES = {
     "cuda": {"gemv": "cuda/gemv.cu", "gemv_int8": "cuda/gemv_int8.cu",
              "gemv_int8_norm": "cuda/gemv_int8_norm.cu", "gemv_packed": "cuda/gemv_packed.cu",
-             "dequant": "cuda/dequant.cu", "round_x": "cuda/round_x.cu"},
+             "dequant": "cuda/dequant.cu", "round_x": "cuda/round_x.cu",
+             "feed_forward": "cuda/feed_forward.cu"},
     "metal": {"gemv": "metal/gemv.metal", "dequant": "metal/dequant.metal"},
 }
 _INPUTS = {"gemv": ["w", "x"], "gemv_int8": ["w", "x"], "gemv_packed": ["w", "xr"],
            "dequant": ["w"], "round_x": ["x"],
-           "gemv_int8_norm": ["w", "x", "residual", "nw", "eps", "scratch"]}
-_OUTPUTS = {"gemv_int8_norm": ["h", "normed"]}  # every other operation: ["y"]
+           "gemv_int8_norm": ["w", "x", "residual", "nw", "eps", "scratch"],
+           "feed_forward": ["wgu", "wd", "x", "residual", "nw", "eps", "scratch"]}
+# every other operation: ["y"]
+_OUTPUTS = {"gemv_int8_norm": ["h", "normed"], "feed_forward": ["h", "normed"]}
 # gemv_int8_norm's scratch: a count and one sum per CTA (Int8Tiling.ctas is at most 924)
 NORM_SCRATCH_CTAS = 1024
+# feed_forward's CTAs (cuda/feed_forward.cuh: FF_SLICE intermediate values each, FF_WARPS * 32
+# threads) and its limits: x's int8 copy in static shared memory, the last CTA's rows in
+# registers
+FEED_FORWARD_SLICE, FEED_FORWARD_THREADS = 64, 256
+FEED_FORWARD_MAX_K, FEED_FORWARD_MAX_N = 16384, 8192
 
 
 @dataclass(frozen=True)
@@ -379,6 +389,63 @@ class KernelLibrary:
             **extra)
         return h, normed
 
+    def feed_forward(
+        self,
+        x: mx.array,
+        gate_up: mx.array,
+        down: mx.array,
+        act: GatedAct,
+        residual: mx.array,
+        weight: mx.array,
+        eps: float,
+        scratch: mx.array,
+        *,
+        init_value: float | None = None,
+    ) -> tuple[mx.array, mx.array]:
+        """``(h, rms_norm(h) * weight)`` for ``h = residual + down(act(g) * u)``, ``[g, u] =
+        x @ gate_up.T``: a pre-norm block's whole gated feed-forward part for one row ``x[1,
+        K]`` in one launch (cuda/feed_forward.cuh; CUDA). *gate_up* ``[2F, K / 1024 * 576]``
+        (gate rows, then up rows) and *down* ``[N, F / 1024 * 576]`` hold Q4_0 in the packed
+        layout; *residual* ``[1, N]`` has x's dtype, *weight* is ``[N]``. The intermediate
+        values are computed as `gemv`'s gated mode computes them, h and the norm rounded as
+        `gemv_add_norm` rounds them; the down sums are added in fixed point, so every launch
+        gives the same bits (`feed_forward_applies` says which shapes it takes).
+
+        *scratch* (`feed_forward_scratch(N)`) holds the sums and a count that each launch
+        leaves at zero: two launches that share one must be ordered by their data, as a
+        model's layers are (`gemv_add_norm`)."""
+        if not feed_forward_applies(self.backend, x.shape, x.dtype, gate_up.shape, down.shape):
+            raise ValueError(
+                "feed_forward: expected x [1, K] (float32, float16 or bfloat16; K a multiple of "
+                f"1024, at most {FEED_FORWARD_MAX_K}) on CUDA, gate_up [2F, K / 1024 * 576] and "
+                "down [N, F / 1024 * 576] (F a multiple of 1024, N of "
+                f"{FEED_FORWARD_THREADS}, at most {FEED_FORWARD_MAX_N}); got x {x.shape} "
+                f"{x.dtype}, gate_up {gate_up.shape}, down {down.shape} on {self.backend}")
+        for name, a in (("gate_up", gate_up), ("down", down)):
+            if a.dtype != mx.uint8:
+                raise ValueError(f"feed_forward: {name} must be uint8 packed Q4_0; got {a.dtype}")
+        if act not in GATED_ACTS:
+            raise ValueError(f"feed_forward: act must be one of {sorted(GATED_ACTS)}; got {act!r}")
+        n = down.shape[0]
+        if residual.shape != (1, n) or residual.dtype != x.dtype:
+            raise ValueError(f"feed_forward: residual must be [1, {n}] {x.dtype}; got "
+                             f"{residual.shape} {residual.dtype}")
+        if weight.shape != (n,):
+            raise ValueError(f"feed_forward: weight must be [{n}]; got {weight.shape}")
+        if scratch.shape != (2 * n + 4,) or scratch.dtype != mx.uint32:
+            raise ValueError(f"feed_forward: scratch must be feed_forward_scratch({n})'s uint32 "
+                             f"[{2 * n + 4}]; got {scratch.shape} {scratch.dtype}")
+        launch = _feed_forward_launch(x.shape[1], gate_up.shape[0] // 2, n, x.dtype, act)
+        extra = {} if init_value is None else {"init_value": init_value}
+        h, normed = self._kernel("feed_forward", 0)(
+            inputs=[gate_up, down, x, residual,
+                    weight if weight.dtype == x.dtype else weight.astype(x.dtype),
+                    float_constant(eps), scratch],
+            template=launch.template, grid=launch.grid, threadgroup=launch.threadgroup,
+            output_shapes=[launch.shape, launch.shape], output_dtypes=[x.dtype, x.dtype],
+            **extra)
+        return h, normed
+
     def gemv_packed(
         self,
         xr: mx.array,
@@ -572,6 +639,38 @@ def _add_norm_launch(
         raise ValueError(f"gemv_add_norm: {launch.grid[0] // launch.threadgroup[0]} CTAs; the "
                          f"scratch holds {NORM_SCRATCH_CTAS}")
     return launch
+
+
+def feed_forward_scratch(n: int) -> mx.array:
+    """A scratch for `KernelLibrary.feed_forward` of *n* outputs: *n* int64 sums, then a count
+    of finished CTAs, zero (each launch leaves them so)."""
+    scratch = mx.zeros((2 * n + 4,), dtype=mx.uint32)
+    mx.eval(scratch)
+    return scratch
+
+
+def feed_forward_applies(backend: Backend | None, x_shape: tuple[int, ...], x_dtype: mx.Dtype,
+                         gate_up_shape: tuple[int, ...], down_shape: tuple[int, ...]) -> bool:
+    """Whether `KernelLibrary.feed_forward` takes this block: one row of x on CUDA, packed
+    Q4_0 gate/up ``[2F, K / 1024 * 576]`` and down ``[N, F / 1024 * 576]`` with K and F whole
+    super-blocks, K and N within the kernel's limits (every Llama shape)."""
+    if (backend != "cuda" or len(x_shape) != 2 or x_shape[0] != 1
+            or x_dtype not in ACTIVATION_DTYPES or len(gate_up_shape) != 2
+            or len(down_shape) != 2):
+        return False
+    k, (two_f, gu_bytes), (n, down_bytes) = x_shape[1], gate_up_shape, down_shape
+    f = two_f // 2
+    return (k % 1024 == 0 and k <= FEED_FORWARD_MAX_K and gu_bytes == k // 1024 * 576
+            and two_f % 2048 == 0 and down_bytes == f // 1024 * 576
+            and n % FEED_FORWARD_THREADS == 0 and n <= FEED_FORWARD_MAX_N)
+
+
+@cache
+def _feed_forward_launch(k: int, f: int, n: int, dtype: mx.Dtype, act: GatedAct) -> _Launch:
+    template = [("T", dtype), ("ACT", GATED_ACTS[act]), ("K", k), ("N", n)]
+    threads = FEED_FORWARD_THREADS
+    return _Launch(template, (f // FEED_FORWARD_SLICE * threads, 1, 1), (threads, 1, 1),
+                   (1, n), dtype)
 
 
 @cache

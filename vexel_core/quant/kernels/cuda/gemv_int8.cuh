@@ -277,15 +277,8 @@ __device__ __forceinline__ void dots(const int (&q)[8], uint4 xa, uint4 xb, int&
   hi = dp(q[7], int(xb.w), hi);
 }
 
-// Rounds the 32 values at x into q (32 bytes, 16-byte aligned); returns d, and the sum of q in *sum.
-template <class T>
-__device__ __forceinline__ float round_block(const T* x, int8_t* q, int* sum) {
-  float v[32];
-#pragma unroll
-  for (int k = 0; k < 8; ++k) {
-    const float4 f = load4(x + 4 * k);
-    v[4 * k] = f.x; v[4 * k + 1] = f.y; v[4 * k + 2] = f.z; v[4 * k + 3] = f.w;
-  }
+// Rounds 32 values into q (32 bytes, 16-byte aligned); returns d, and the sum of q in *sum.
+__device__ __forceinline__ float round_values(const float (&v)[32], int8_t* q, int* sum) {
   float amax = 0.0f;
 #pragma unroll
   for (int k = 0; k < 32; ++k) amax = fmaxf(amax, fabsf(v[k]));
@@ -307,6 +300,18 @@ __device__ __forceinline__ float round_block(const T* x, int8_t* q, int* sum) {
   out[1] = make_uint4(words[4], words[5], words[6], words[7]);
   *sum = s;
   return __fdiv_rn(amax, 127.0f);
+}
+
+// Rounds the 32 values at x (global memory) into q, as round_values
+template <class T>
+__device__ __forceinline__ float round_block(const T* x, int8_t* q, int* sum) {
+  float v[32];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    const float4 f = load4(x + 4 * k);
+    v[4 * k] = f.x; v[4 * k + 1] = f.y; v[4 * k + 2] = f.z; v[4 * k + 3] = f.w;
+  }
+  return round_values(v, q, sum);
 }
 
 // x [k] rounded once for every product that reads it (gemv_int8 with XPRE 1 or 2), where each

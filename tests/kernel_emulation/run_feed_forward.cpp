@@ -1,0 +1,73 @@
+// Runs cuda/feed_forward.cuh (a block's gated feed-forward part for one row) on the CPU, twice
+// on one scratch; built and driven by tests/test_feed_forward.py. Usage (stdin: the packed
+// gate/up rows, the packed down rows, x [K], the residual [N], the norm's weight [N]):
+//   run_feed_forward ACT BF16 K F N EPS > h, normed, h, normed, then the scratch's nonzero
+//   words (uint32)
+// ACT 1 SiLU, 2 GELU tanh; BF16=1: activations in bfloat16 (else float32). (K, N): the
+// instantiated shapes below.
+#include "prelude.cuh"
+#include "decode.h"
+#include "formats.h"
+#include "memory_on_cpu.h"
+#include "launch_on_cpu.h"
+#include "kernels.cuh"
+#include "gemv_int8.cuh"
+#include "gemv_packed.cuh"
+#include "feed_forward.cuh"
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+// a buffer of n T, 16-byte aligned like device allocations, filled from stdin (or NaN)
+template <class T>
+T* aligned(std::vector<uint8_t>& store, size_t n, bool from_stdin) {
+  store.assign(n * sizeof(T) + 16, 0xFF);  // NaN in float32 and bfloat16
+  T* p = reinterpret_cast<T*>(store.data() + (16 - reinterpret_cast<uintptr_t>(store.data()) % 16));
+  if (from_stdin && fread(p, sizeof(T), n, stdin) != n) return nullptr;
+  return p;
+}
+
+template <class T, int ACT, int K, int N>
+int run(int f, float eps) {
+  std::vector<uint8_t> a, b, c, d, e, s, out[4];
+  const uint8_t* wgu = aligned<uint8_t>(a, size_t(2 * f) * (K / 1024 * 576), true);
+  const uint8_t* wd = aligned<uint8_t>(b, size_t(N) * (f / 1024 * 576), true);
+  const T* x = aligned<T>(c, K, true);
+  const T* residual = aligned<T>(d, N, true);
+  const T* nw = aligned<T>(e, N, true);
+  if (!wgu || !wd || !x || !residual || !nw) return 4;
+  uint32_t* scratch = aligned<uint32_t>(s, 2 * N + 4, false);
+  for (int i = 0; i < 2 * N + 4; ++i) scratch[i] = 0;
+  for (int run = 0; run < 2; ++run) {
+    T* h = aligned<T>(out[2 * run], N, false);
+    T* normed = aligned<T>(out[2 * run + 1], N, false);
+    launch(f / vx::FF_SLICE, vx::FF_WARPS * 32, [&] {
+      vx::feed_forward<T, ACT, K, N>(wgu, wd, x, residual, nw, eps, scratch, h, normed, f);
+    });
+    fwrite(h, sizeof(T), N, stdout);
+    fwrite(normed, sizeof(T), N, stdout);
+  }
+  uint32_t nonzero = 0;
+  for (int i = 0; i < 2 * N + 4; ++i) nonzero += scratch[i] != 0;
+  fwrite(&nonzero, 4, 1, stdout);
+  return 0;
+}
+
+template <class T, int ACT>
+int shape(int k, int f, int n, float eps) {
+  if (k == 1024 && n == 1024) return run<T, ACT, 1024, 1024>(f, eps);
+  if (k == 2048 && n == 768) return run<T, ACT, 2048, 768>(f, eps);
+  return 3;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 7) return 2;  // see the usage above
+  const int act = atoi(argv[1]), bf16 = atoi(argv[2]);
+  const int k = atoi(argv[3]), f = atoi(argv[4]), n = atoi(argv[5]);
+  const float eps = float(atof(argv[6]));
+  if (f % 1024) return 5;
+  if (act == 1) return bf16 ? shape<__nv_bfloat16, 1>(k, f, n, eps) : shape<float, 1>(k, f, n, eps);
+  if (act == 2) return bf16 ? shape<__nv_bfloat16, 2>(k, f, n, eps) : shape<float, 2>(k, f, n, eps);
+  return 2;
+}
