@@ -4,7 +4,7 @@
     python benchmarks/ab.py [--inline-headers] [--float-one-row] [--plain-norm-add] \
         [--unfused-glu] [--separate-cache-write] [--long-bodies] [--separate-step-arrays] \
         [--tiny-tokens] [--separate-add-norm] [--segment-compile] [--separate-rope] \
-        [--sliced-heads] [--long-spans] \
+        [--sliced-heads] [--long-spans] [--separate-feed-forward] \
         bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
@@ -42,6 +42,9 @@
   inside the kernel (one span up to 512 tokens, spans of at least 256 beyond; 4 warps,
   doubled while the span has more 32-token chunks than warps), instead of one 8-warp span up
   to 256 tokens and 16-warp spans of 128 beyond.
+* ``--separate-feed-forward``: a gated MLP's gate/up product, then its down product with the
+  AddNorm epilogue, as before session 27, instead of one launch for the whole part
+  (cuda/feed_forward.cuh).
 """
 
 from __future__ import annotations
@@ -126,6 +129,12 @@ def separate_add_norm() -> None:
     Linear.add_norm = lambda *args: None  # type: ignore[method-assign,assignment]
 
 
+def separate_feed_forward() -> None:
+    from vexel_core.model.linear import Linear
+
+    Linear.feed_forward_add_norm = lambda *args: None  # type: ignore[method-assign,assignment]
+
+
 def segment_compile() -> None:
     import mlx.core as mx
 
@@ -201,7 +210,7 @@ CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--separate-step-arrays": separate_step_arrays, "--tiny-tokens": tiny_tokens,
            "--separate-add-norm": separate_add_norm, "--segment-compile": segment_compile,
            "--separate-rope": separate_rope, "--sliced-heads": sliced_heads,
-           "--long-spans": long_spans}
+           "--long-spans": long_spans, "--separate-feed-forward": separate_feed_forward}
 
 
 def main() -> None:
