@@ -25,7 +25,10 @@
 // holds 2 NC floats): integer sums are the same in any order, so the result is deterministic),
 // PIPE, bits: 1, a warp's first gate/up loads issued before x is rounded; 2, its first down
 // loads before the slice is rounded; 4, the next output's gate/up loads before this one's
-// products (two sets of registers); 8, x rounded by 8 lanes a 32-value block (round_x8).
+// products (two sets of registers); 8, x rounded by 8 lanes a 32-value block (round_x8); 16,
+// x comes rounded (round_x's buffer, read through L1: what a norm writing x's int8 copy
+// would save); 32, each CTA walks the down rows from its own offset (its atomics on other
+// rows than its neighbours').
 
 namespace vx {
 
@@ -131,7 +134,11 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
       asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
     }
   }
-  constexpr bool PRE = PIPE & 1, PRE2 = PIPE & 2, DB = PIPE & 4;
+  constexpr bool PRE = PIPE & 1, PRE2 = PIPE & 2, DB = PIPE & 4, XPRE = PIPE & 16;
+  constexpr bool ROT = PIPE & 32;
+  const int8_t* gxq = XPRE ? reinterpret_cast<const int8_t*>(x) : xq;
+  const float* gxd = XPRE ? reinterpret_cast<const float*>(gxq + KC) : xd;
+  const int* gxs = XPRE ? reinterpret_cast<const int*>(gxd + NX) : xs;
   // times (mlp_probe.py --times): each CTA's start, x rounded, slice done, down done, and the
   // last CTA's end, from the GPU's global timer (ns)
   auto mark = [&](int k) {
@@ -160,10 +167,10 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
 #pragma unroll
       for (int k = 0; k < NSB; ++k) {
         const int b = 32 * k + lane;
-        const uint4 xa = reinterpret_cast<const uint4*>(xq + 32 * b)[0];
-        const uint4 xb = reinterpret_cast<const uint4*>(xq + 32 * b)[1];
-        const int dot = q4_0_dot4(q[r][k], xa, xb, xs[b]);
-        sum[r] = fmaf(xd[b], half_to_float(d[r][k]) * float(dot), sum[r]);
+        const uint4 xa = reinterpret_cast<const uint4*>(gxq + 32 * b)[0];
+        const uint4 xb = reinterpret_cast<const uint4*>(gxq + 32 * b)[1];
+        const int dot = q4_0_dot4(q[r][k], xa, xb, gxs[b]);
+        sum[r] = fmaf(gxd[b], half_to_float(d[r][k]) * float(dot), sum[r]);
       }
 #pragma unroll
       for (int o = 16; o > 0; o >>= 1) sum[r] += __shfl_xor_sync(0xFFFFFFFFu, sum[r], o);
@@ -174,7 +181,8 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
     }
   };
   if (PRE && warp < S) load_pair(warp, qa, da);
-  if constexpr (PIPE & 8) {
+  if constexpr (XPRE) {
+  } else if constexpr (PIPE & 8) {
     round_x8<THREADS, NX>(x, xq, xd, xs);
   } else {
     for (int b = threadIdx.x; b < NX; b += THREADS) {
@@ -208,8 +216,10 @@ __device__ __forceinline__ void mlp_q4_0(const uint8_t* wgu, const uint8_t* wd, 
   static_assert(ATOM != 1 || PASS2 % 4 == 0, "vector atomics take four rows");
   // ATOM 1: the lane's PASS2 consecutive rows; else rows RPW apart, a load instruction's lanes
   // on consecutive rows
+  const int rot = ROT ? (int(blockIdx.x) * NC / int(gridDim.x)) & ~15 : 0;
   auto row_of = [&](int r0, int p) {
-    return ATOM == 1 ? r0 + (lane / BPR) * PASS2 + p : r0 + p * RPW + lane / BPR;
+    const int row = ATOM == 1 ? r0 + (lane / BPR) * PASS2 + p : r0 + p * RPW + lane / BPR;
+    return ROT ? (row + rot) & (NC - 1) : row;
   };
   uint4 q2[PASS2];
   uint32_t d2[PASS2];
