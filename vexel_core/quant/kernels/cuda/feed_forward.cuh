@@ -5,9 +5,9 @@
 // AddNorm epilogue.
 //
 // Why: one request's step is host-bound as much as GPU-bound, and MLX spends ~7-11 us of host
-// time on every kernel; this is one kernel a layer fewer, and on the H200 it took 39.0 us of GPU
-// against the two launches' 37.6 (benchmarks/mlp_probe.py, ATOM 3, notes/gpu-kernels.md,
-// session 27).
+// time on every kernel; this is one kernel a layer fewer, and on the H200 it took 37.7 us of GPU
+// against the two launches' 37.8-39.0 (benchmarks/mlp_probe.py, 64/8/4/0/3/35,
+// notes/gpu-kernels.md, session 27).
 //
 // How, without a grid-wide barrier: CTA c owns FF_SLICE consecutive intermediate values. Its
 // warps compute them as gemv_int8's gated mode computes them with four sub-blocks a lane (the
@@ -26,7 +26,8 @@
 // threads, at most FF_MAX_N; every down output within +-2^31 (the fixed point's range).
 // Measured (probe): a warp's first loads issued before x's rounding and before the slice's
 // rounding saved ~4 us; the last CTA's loads all issued before its first store ~5 us; 64
-// values a CTA beat 32 and 128; two register sets for the next output's loads lost 9 us.
+// values a CTA beat 32 and 128; two register sets for the next output's loads lost 9 us;
+// x rounded beforehand (no rounding in the CTA) saved nothing.
 
 namespace vx {
 
@@ -112,10 +113,17 @@ __device__ __forceinline__ void feed_forward(const uint8_t* wgu, const uint8_t* 
   const int kb = jb % 32;
   uint4 dq[PASS];
   uint32_t dd[PASS];
+  // each CTA walks the rows from its own offset: at one time the CTAs' atomics fall on
+  // different rows (1.9 us of contention in the probe, PIPE 32)
+  const int rot = (int(blockIdx.x) * N / int(gridDim.x)) & ~15;
+  auto row_of = [&](int r0, int p) {
+    const int row = r0 + p * RPW + lane / BPR + rot;
+    return row < N ? row : row - N;
+  };
   auto load_rows = [&](int r0) {
 #pragma unroll
     for (int p = 0; p < PASS; ++p) {
-      load_packed(wd + size_t(r0 + p * RPW + lane / BPR) * d_row + column, kb, dq[p], dd[p]);
+      load_packed(wd + size_t(row_of(r0, p)) * d_row + column, kb, dq[p], dd[p]);
     }
   };
   const int first = warp * RPW * PASS;
@@ -142,7 +150,7 @@ __device__ __forceinline__ void feed_forward(const uint8_t* wgu, const uint8_t* 
 #pragma unroll
       for (int o = 1; o < BPR; o <<= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, o);
       if (t == 0) {  // 2^32 v to the nearest integer: exact, a power of two's multiple
-        atomicAdd(reinterpret_cast<unsigned long long*>(sums) + r0 + p * RPW + lane / BPR,
+        atomicAdd(reinterpret_cast<unsigned long long*>(sums) + row_of(r0, p),
                   static_cast<unsigned long long>(__float2ll_rn(v * 4294967296.0f)));
       }
     }
