@@ -36,8 +36,9 @@ VARIANTS = ",".join(["64/8/4/0/3/3", "64/8/4/0/3/35", "64/8/2/0/3/3", "64/8/4/0/
 HERE = Path(__file__).parent
 QUANT = HERE.parent / "vexel_core" / "quant" / "kernels"
 BODY = """
-vx::mlp_q4_0<T, WARPS, S, 1, KC, NC, PASS2, PF, ATOM, PIPE>(wgu, wd, (const T*)x, residual, nw, eps[0],
-    const_cast<float*>(acc), const_cast<uint32_t*>(count), h, normed, int(wgu_shape[0]) / 2);
+vx::mlp_q4_0<T, WARPS, S, 1, KC, NC, PASS2, PF, ATOM, PIPE>(wgu, wd, (const T*)x, residual,
+    nw, eps[0], const_cast<float*>(acc), const_cast<uint32_t*>(count), h, normed,
+    int(wgu_shape[0]) / 2);
 """
 
 
