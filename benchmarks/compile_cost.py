@@ -21,8 +21,14 @@ from gguf import GGMLQuantizationType as Q
 
 from vexel_core import gpu
 from vexel_core.attention import kernels as attention
-from vexel_core.quant.kernels import gguf_add_norm, gguf_dequantize, gguf_gated, gguf_matmul
-from vexel_core.quant.kernels.library import add_norm_scratch, kernel_source
+from vexel_core.quant.kernels import (
+    gguf_add_norm,
+    gguf_dequantize,
+    gguf_feed_forward,
+    gguf_gated,
+    gguf_matmul,
+)
+from vexel_core.quant.kernels.library import add_norm_scratch, feed_forward_scratch, kernel_source
 
 
 def first_and_second(make: Callable[[], object]) -> tuple[float, float]:
@@ -66,6 +72,8 @@ def cases() -> list[tuple[str, Callable[[], object]]]:
             x4k, w_o, Q.Q4_0, resid, norm_w, 1e-5, scratch, packed=True)),
         ("gemv_int8 + AddNorm 4096x14336", lambda: gguf_add_norm(
             x14k, w_down, Q.Q4_0, resid, norm_w, 1e-5, scratch, packed=True)),
+        ("feed-forward part, 4096 -> 14336 -> 4096", lambda: gguf_feed_forward(
+            x4k, w_gu, w_down, "silu", resid, norm_w, 1e-5, feed_forward_scratch(4096))),
         ("dequantize 4096x4096", lambda: gguf_dequantize(w_o, Q.Q4_0, bf, packed=True)),
         ("gemv 4 rows 4096x4096", lambda: gguf_matmul(mx.ones((4, 4096), bf), w_o, Q.Q4_0,
                                                       packed=True)),
@@ -82,7 +90,7 @@ def cases() -> list[tuple[str, Callable[[], object]]]:
             splits=1)))
         out.append((f"paged decode, {w} warps", lambda w=w: attention.paged_decode(
             q, pool, pool, tables, lens, block_size=bs, scale=1.0, warps=w, splits=1)))
-    out.append(("paged decode's merge (two spans)", lambda: attention.paged_decode(
+    out.append(("paged decode, two spans (CUDA: merged inside)", lambda: attention.paged_decode(
         q, pool, pool, tables, lens, block_size=bs, scale=1.0, warps=4, splits=2)))
     return out
 
