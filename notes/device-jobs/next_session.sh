@@ -13,38 +13,31 @@
 #   pip download --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
 #     -d .devkit/pyspy py-spy
 #
-# Written at the end of session 26. Main: the paged decode's writing is a runtime value
-# (iparams[6]): four attention kernels to compile at start-up instead of seven, GPU time
-# unchanged; `vexel serve` healthy after ~38 s (alternated: 37.9 against 43.7-46.6 s). GPU
-# tests passed (attention + KV pool 142, compiled decode 6). One Q4_0 request on a fast host:
-# Vexel 372.8 tok/s, mlx-lm 141.5 (step: build 0.77, submit 1.60 ms, interval 2.55).
+# Written at the end of session 27. Main now: the paged decode merges split spans inside the
+# kernel on CUDA (merged: 2.371 against 2.416 ms a step at 128 tokens), and a block's gated
+# feed-forward part is one launch for packed Q4_0 (cuda/feed_forward.cuh: 37.7 us of GPU
+# against the two launches' 37.8-39.0; step 2.329 against 2.345 ms alternated; deterministic
+# int64 sums). GPU tests passed (feed-forward 9, compiled decode 6, attention 136).
+# In alternate.py the step is the GPU's now (~2.33 ms).
 #
-# A: (~450 s, s27_a.sh, on the branch next/merge-in-kernel, merged with main in session 26)
-#    the in-kernel split merge with session 25's grid's shapes (one 8-warp span up to 256
-#    tokens, 16-warp spans of 128 beyond): GPU tests, then the step alternated against main's
-#    shapes at 128-384 and 1,024-1,280 tokens of context. Merge if neither is slower; the
-#    long one also drops a merge launch per layer (~6 us of host time each).
-# B: the products that lose most against their bytes (session 26's timeline: down + AddNorm
-#    18.2 us against 8.7 at copy bandwidth, q/k/v 9.9 against 3.7, output + AddNorm 9.6
-#    against 2.5): `benchmarks/kernels.py` / `kernel_ncu.py` at the step's shapes, a change to
-#    the largest loser, alternated with `benchmarks/alternate.py`.
-# C: start-up: the kernels left to compile are ~14 at 1.2-2.6 s each (MLX's header alone
-#    ~1.3 s; `benchmarks/compile_cost.py`). Fewer variants only where a template value buys no
-#    speed (measure each with the kernel grid, as session 26 did for the write; a candidate:
-#    `ACTIVATION_TILES` without 2, two-row decodes taking the 4-row kernel, if
-#    `benchmarks/kernels.py` times 2 rows alike on both: one kernel fewer); the rest
-#    needs MLX to write its disk cache for custom kernels (engine-gpu.md, session 26). Open
-#    question, seconds of a call: NVRTC 12.9+ is said to cache through the driver's cache
-#    (`CUDA_CACHE_DISABLE`, `CUDA_CACHE_PATH`, `~/.nv/ComputeCache`; NVRTC's guide, section
-#    "Caching (CUDA 12.9+)", was not readable here): `s27_b.sh` (~100 s) runs
-#    `compile_cost.py` twice and once with the cache disabled, with the cache folder's size.
-#    If it keeps most of a compile, users' second start is already short (say so in the
-#    README); if not, MLX writing its disk cache for custom kernels is the one way.
-# D: greedy sampling's argmax is MLX's `arg_reduce_general`, 15.9 us of GPU a token for
-#    128,256 logits: one CTA's chain. A multi-CTA argmax (or the head product's epilogue, the
-#    AddNorm's last-CTA pattern) would take ~3 us, and in the epilogue one launch fewer.
-#    Either is one more kernel to compile at start-up (~1.5 s): ~0.5% of a step against ~4%
-#    of start-up, so only with C's cache in hand.
+# A: (~150 s) one request under `vexel bench --random llama3-8b --dtype q4_0 -n 1
+#    --prompt-len 128 --output-len 256 --compare mlx-lm --trace-steps ...` on main: session
+#    27 ran none. With the step trace (build / submit / wait): is the host or the GPU the
+#    pace now? Then llama.cpp through ../shared/device/peers (tg128) if the call has room.
+# B: the feed-forward kernel's down phase: 33 MB in ~15 us (2.2 TB/s; the gate/up phase reads
+#    66 MB in ~14). Nsight Compute on `benchmarks/mlp_probe.py --variants 64/8/4/0/3/35`
+#    (dram and lts throughput, sectors per request, L2 hit rate of the scale sectors, the
+#    atomics' lts ops), then: a lane pair's two scales in one 4-byte load; the down columns
+#    of a CTA pair or a 4-CTA cluster shared through distributed shared memory (each CTA then
+#    reads 128-256 contiguous bytes a row for a quarter of the rows); `cp.async.bulk` of a
+#    warp's rows into shared memory. Each ~1 us of the down phase is ~0.03 ms a step.
+# C: the same fusion for the attention's side is not possible (the norm needs all of h), but
+#    the head: greedy argmax (MLX's arg_reduce_general, 15.9 us a token) inside the head
+#    product's last CTA, one launch fewer a step.
+# D: Q4_K / Q6_K models (the usual Q4_K_M files) still take the two feed-forward launches:
+#    the kernel's slice logic is format-independent, but the down matrix's columns are read a
+#    block (256 elements) at a time: a slice of 256 values a CTA, 56 CTAs for F = 14,336, too
+#    few; measure before porting.
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
