@@ -1,3 +1,5 @@
+# (The probe was removed at the session's end: git show a345f4512210:benchmarks/mlp_probe.py
+# and mlp_probe.cuh restore it.)
 # Session 27, call C (main): the fused feed-forward probe (benchmarks/mlp_probe.py: checked
 # against the engine's two launches, then timed alternated with them), and whether two
 # activation rows need their own compiled tile (ACTIVATION_TILES' 2) or may take the 4-row

@@ -1,3 +1,5 @@
+# (The probe was removed at the session's end: git show a345f4512210:benchmarks/mlp_probe.py
+# and mlp_probe.cuh restore it; benchmarks/feed_forward.py times the engine's kernel.)
 # Session 27, call D (main): the fused feed-forward probe timed by CUPTI (call C's timing was
 # the host's). Carry [".devkit/wheels", ".devkit/setup.sh"].
 #   source .devkit/setup.sh && bash notes/device-jobs/s27_d.sh

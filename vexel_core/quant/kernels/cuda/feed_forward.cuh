@@ -6,8 +6,8 @@
 //
 // Why: one request's step is host-bound as much as GPU-bound, and MLX spends ~7-11 us of host
 // time on every kernel; this is one kernel a layer fewer, and on the H200 it took 37.7 us of GPU
-// against the two launches' 37.8-39.0 (benchmarks/mlp_probe.py, 64/8/4/0/3/35,
-// notes/gpu-kernels.md, session 27).
+// against the two launches' 37.8-39.0 (session 27's probe, variant 64/8/4/0/3/35:
+// notes/gpu-kernels.md; benchmarks/feed_forward.py times this kernel).
 //
 // How, without a grid-wide barrier: CTA c owns FF_SLICE consecutive intermediate values. Its
 // warps compute them as gemv_int8's gated mode computes them with four sub-blocks a lane (the
