@@ -25,8 +25,8 @@
 #    27 ran none. With the step trace (build / submit / wait): is the host or the GPU the
 #    pace now? Then llama.cpp through ../shared/device/peers (tg128) if the call has room.
 # B: the feed-forward kernel's down phase: 33 MB in ~15 us (2.2 TB/s; the gate/up phase reads
-#    66 MB in ~14). Nsight Compute on session 27's probe (, and
-#    its .cuh; )`benchmarks/mlp_probe.py --variants 64/8/4/0/3/35`
+#    66 MB in ~14). Nsight Compute on session 27's probe (`git show
+#    a345f4512210:benchmarks/mlp_probe.py`, and its .cuh; `--variants 64/8/4/0/3/35`)
 #    (dram and lts throughput, sectors per request, L2 hit rate of the scale sectors, the
 #    atomics' lts ops), then: a lane pair's two scales in one 4-byte load; the down columns
 #    of a CTA pair or a 4-CTA cluster shared through distributed shared memory (each CTA then
