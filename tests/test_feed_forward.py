@@ -142,8 +142,11 @@ def emulated_block(binary: Path, gate_up: Matrix, down: Matrix, x: mx.array,
 def test_emulated_feed_forward(k: int, f: int, n: int, dtype: mx.Dtype, act: str,
                                rng: np.random.Generator, emulator: Path,
                                feed_forward_emulator: Path) -> None:
-    if dtype == mx.float32 and (k, f, n) != EMULATED_SHAPES[0]:
-        pytest.skip("float32 on the first shape alone (the rounding to T is the difference)")
+    # every CTA is 256 threads of the CPU: CI's two cores take ~20 s a case, so the other
+    # shapes run bf16 with SiLU (float32 differs in the rounding to T, GELU in glu alone,
+    # which test_quant_kernels' gated tests judge)
+    if (k, f, n) != EMULATED_SHAPES[0] and (dtype, act) != (mx.bfloat16, "silu"):
+        pytest.skip("the first shape takes every dtype and activation; the others bf16 SiLU")
     gate_up, down, x, residual, weight = block(k, f, n, dtype, rng)
     intermediate = emulated_int8(emulator, x, gate_up, INTERMEDIATE_TILING, act)
     runs, nonzero = emulated_block(feed_forward_emulator, gate_up, down, x, residual, weight,
