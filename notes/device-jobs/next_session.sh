@@ -20,10 +20,11 @@
 # int64 sums). GPU tests passed (feed-forward 9, compiled decode 6, attention 136).
 # In alternate.py the step is the GPU's now (~2.33 ms).
 #
-# A: (~150 s) one request under `vexel bench --random llama3-8b --dtype q4_0 -n 1
-#    --prompt-len 128 --output-len 256 --compare mlx-lm --trace-steps ...` on main: session
-#    27 ran none. With the step trace (build / submit / wait): is the host or the GPU the
-#    pace now? Then llama.cpp through ../shared/device/peers (tg128) if the call has room.
+# A: (~200 s, `s28_a.sh`) one request under `vexel bench ... --compare mlx-lm --trace-steps`
+#    on main: session 27 ran none. With the step trace (build / submit / wait): is the host or
+#    the GPU the pace now? Then `benchmarks/feed_forward.py` (the kernel against the two
+#    launches, ~40 s). llama.cpp after it, on the same warm machine (`s25_e.sh`: carry
+#    .devkit/peers, notes/bench moved out of the tree), if the session can spare ~6 min.
 # B: the feed-forward kernel's down phase: 33 MB in ~15 us (2.2 TB/s; the gate/up phase reads
 #    66 MB in ~14). Nsight Compute on session 27's probe (`git show
 #    a345f4512210:benchmarks/mlp_probe.py`, and its .cuh; `--variants 64/8/4/0/3/35`)
