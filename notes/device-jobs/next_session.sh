@@ -29,10 +29,14 @@
 #    66 MB in ~14). Nsight Compute on session 27's probe (`git show
 #    a345f4512210:benchmarks/mlp_probe.py`, and its .cuh; `--variants 64/8/4/0/3/35`)
 #    (dram and lts throughput, sectors per request, L2 hit rate of the scale sectors, the
-#    atomics' lts ops), then: a lane pair's two scales in one 4-byte load; the down columns
-#    of a CTA pair or a 4-CTA cluster shared through distributed shared memory (each CTA then
-#    reads 128-256 contiguous bytes a row for a quarter of the rows); `cp.async.bulk` of a
-#    warp's rows into shared memory. Each ~1 us of the down phase is ~0.03 ms a step.
+#    atomics' lts ops). First candidate, one line: the rotation by super-block group, so
+#    that the 16 CTAs reading one 576-byte super-block of a down row stay in step (DRAM
+#    pages read once) while the 14 groups keep their atomics on different rows (today each
+#    CTA has its own offset: 1.9 us saved on the atomics, maybe some lost on DRAM pages):
+#    rot = ((c / 16) * N / (grid / 16)) & ~15 (a new PIPE bit in the probe). Then: the down
+#    columns of a CTA pair or a 4-CTA cluster shared through distributed shared memory (each
+#    CTA then reads 128-256 contiguous bytes a row for a quarter of the rows); `cp.async.bulk`
+#    of a warp's rows into shared memory. Each ~1 us of the down phase is ~0.03 ms a step.
 # C: the same fusion for the attention's side is not possible (the norm needs all of h), but
 #    the head: greedy argmax (MLX's arg_reduce_general, 15.9 us a token) inside the head
 #    product's last CTA, one launch fewer a step.
