@@ -18,8 +18,8 @@
 // each row's partial sum into an int64 accumulator: the partial rounded to a multiple of 2^-32
 // (fixed point). Integer sums do not depend on the order the CTAs add in, so the result is
 // the same bits every run, where float atomics were 1.1 us faster but not reproducible. The
-// last CTA to finish (gemv_int8's count) adds the residual, writes h and normed, and leaves
-// the sums and the count at zero for the next launch.
+// last CTA to finish (gemv_int8.cuh's last_of_grid) adds the residual, writes h and normed,
+// and leaves the sums and the count at zero for the next launch.
 //
 // Limits (checked by the library): x's length K a multiple of 1,024, at most FF_MAX_K; the
 // intermediate F a multiple of 1,024 (the down rows' super-blocks); N a multiple of the CTA's
@@ -58,7 +58,6 @@ __device__ __forceinline__ void feed_forward(const uint8_t* wgu, const uint8_t* 
   __shared__ float sd[BPR];
   __shared__ int ss[BPR];
   __shared__ float part[FF_WARPS];
-  __shared__ bool last;
   long long* sums = reinterpret_cast<long long*>(scratch);
   uint32_t* count = scratch + 2 * N;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -158,15 +157,9 @@ __device__ __forceinline__ void feed_forward(const uint8_t* wgu, const uint8_t* 
   }
 
   // The last CTA: h = T(residual + T(y)), normed = T(nw * T(h * rsqrt(mean(h^2) + eps))), as
-  // gemv_int8's AddNorm rounds them (ordered as add_norm_finish orders its grid).
+  // gemv_int8's AddNorm rounds them.
   __syncthreads();
-  if (threadIdx.x == 0) {
-    fence_acq_rel();
-    last = atomicAdd(count, 1u) == gridDim.x - 1;
-    if (last) fence_acq_rel();
-  }
-  __syncthreads();
-  if (!last) return;
+  if (!last_of_grid(count)) return;
   // every load before any store: behind a store to the sums the compiler would issue each
   // next load alone (one L2 round trip a row; ~5 us of tail in the probe)
   float y[PER], r[PER], w[PER];

@@ -613,13 +613,27 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, Y y, int
   }
 }
 
+// Whether this CTA is the last of the grid to get here, counted in *count (zero before the
+// launch; the caller resets it once it is done). Every thread calls it after a barrier that
+// follows the CTA's writes (thread 0's own may come between). Ordered as cooperative groups'
+// grid sync orders a grid: thread 0 alone fences (release) and counts, and in the last CTA
+// fences again (acquire) before the barrier that lets its threads read what the other CTAs
+// wrote (through L2). Shared by the AddNorm epilogue and feed_forward.cuh.
+__device__ __forceinline__ bool last_of_grid(uint32_t* count) {
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    fence_acq_rel();
+    last = atomicAdd(count, 1u) == gridDim.x - 1;
+    if (last) fence_acq_rel();
+  }
+  __syncthreads();
+  return last;
+}
+
 // After gemv_int8 with an AddNorm epilogue (every thread of every CTA; see AddNorm): the CTA's
-// sum of h^2 into scratch, then the last CTA writes normed. Ordered as cooperative groups'
-// grid sync orders a grid: the CTA's barrier, then its thread 0 alone fences (release) and
-// counts, and in the last CTA fences again (acquire) before the barrier that lets the others
-// read; h and the sums are read through L2. (Session 20's ~15 us a launch over the plain
-// product were not its fences but the 4-byte eps every thread read: gpu.float_constant;
-// session 21.)
+// sum of h^2 into scratch, then the last CTA (last_of_grid) writes normed; h and the sums are
+// read through L2. (Session 20's ~15 us a launch over the plain product were not its fences
+// but the 4-byte eps every thread read: gpu.float_constant; session 21.)
 // The last CTA's loads are issued together, U 16-byte words of h and of w a thread at a time:
 // one after another (the compiler cannot move a load of h past a store to normed) they took
 // ~30 us of tail at 4,096 rows (session 20, call B).
@@ -627,7 +641,6 @@ template <int WARPS, class T>
 __device__ __forceinline__ void add_norm_finish(const AddNorm<T>& e, int n) {
   constexpr int THREADS = WARPS * 32, VEC = 16 / sizeof(T), U = 4;
   __shared__ float part[32];
-  __shared__ bool last;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   if (lane == 0) part[warp] = e.ss;
   __syncthreads();
@@ -635,12 +648,8 @@ __device__ __forceinline__ void add_norm_finish(const AddNorm<T>& e, int n) {
     float s = 0.0f;
     for (int k = 0; k < WARPS; ++k) s += part[k];
     e.scratch[1 + blockIdx.x] = __float_as_uint(s);
-    fence_acq_rel();
-    last = atomicAdd(e.scratch, 1u) == gridDim.x - 1;
-    if (last) fence_acq_rel();
   }
-  __syncthreads();
-  if (!last) return;
+  if (!last_of_grid(e.scratch)) return;
   // every CTA's sum, in an order fixed by the grid alone (the same whichever CTA is last)
   float s = 0.0f;
 #pragma unroll 4
