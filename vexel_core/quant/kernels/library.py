@@ -660,8 +660,10 @@ def feed_forward_applies(backend: Backend | None, x_shape: tuple[int, ...], x_dt
         return False
     k, (two_f, gu_bytes), (n, down_bytes) = x_shape[1], gate_up_shape, down_shape
     f = two_f // 2
-    return (k % 1024 == 0 and k <= FEED_FORWARD_MAX_K and gu_bytes == k // 1024 * 576
-            and two_f % 2048 == 0 and down_bytes == f // 1024 * 576
+    return (k % SUPER_ELEMS == 0 and k <= FEED_FORWARD_MAX_K
+            and gu_bytes == k // SUPER_ELEMS * SUPER_BYTES
+            and two_f % 2 == 0 and f % SUPER_ELEMS == 0
+            and down_bytes == f // SUPER_ELEMS * SUPER_BYTES
             and n % FEED_FORWARD_THREADS == 0 and n <= FEED_FORWARD_MAX_N)
 
 
