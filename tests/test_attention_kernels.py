@@ -482,11 +482,13 @@ def test_sixteen_warp_variants_fit_the_register_file(tmp_path: Path) -> None:
     source: list[str] = []  # one kernel each
     for i, (t, D, rep) in enumerate(variants):
         source.append("\n".join([
-            f"__global__ void k{i}(const {t}* q, {strided} q_strides, const {t}* k_pool, "
+            f"__global__ void k{i}(const {t}* q, const __grid_constant__ Shape q_shape, "
+            f"{strided} q_strides, const {t}* k_pool, "
             f"const __grid_constant__ Shape k_pool_shape, const {t}* v_pool, const int* tables, "
             f"{strided} tables_strides, const int* ctx_lens, {strided} ctx_lens_strides, "
             f"const float* fparams, const int* iparams, const float* rope_freqs, "
-            f"const unsigned* counters, const int* after, const {t}* k_new, "
+            f"const __grid_constant__ Shape rope_freqs_shape, const unsigned* counters, "
+            f"const int* after, const {t}* k_new, "
             f"{strided} k_new_strides, const {t}* v_new, {strided} v_new_strides, "
             f"const int* new_slots, {strided} new_slots_strides, {t}* out, float* part, "
             "int* done) {",

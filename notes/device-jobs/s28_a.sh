@@ -9,6 +9,12 @@
 export VEXEL_CACHE=/tmp/vx
 mkdir -p /tmp/vx
 t0=$(date +%s)
+# First, the GPU tests of the kernels that session 27's last_of_grid refactor touched (the
+# AddNorm epilogue and the feed-forward kernel): not yet run on the H200 after it.
+timeout 150 python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_feed_forward.py \
+  tests/test_quant_kernels.py -k "add_norm or feed_forward" > $OUT/gpu_tests.txt 2>&1
+echo "== GPU tests rc $? after $(( $(date +%s) - t0 )) s: $(tail -1 $OUT/gpu_tests.txt)"
+grep -E "^(FAILED|ERROR)|Error|assert" $OUT/gpu_tests.txt | head -20
 B="bench --random llama3-8b --dtype q4_0 -n 1 --prompt-len 128 --output-len 256 --kv-cache-memory 16GiB"
 timeout 240 vexel $B --compare mlx-lm --json-out $OUT/bs1.json --trace-steps $OUT/steps-bs1.jsonl \
   > $OUT/bs1.txt 2>&1

@@ -78,16 +78,18 @@ def supports(head_dim: int, rep: int, dtype: mx.Dtype, warps: int = WARP_COUNTS[
     """Whether the kernel takes these heads in CTAs of *warps* warps: rows of whole 16-byte
     words (so every row of a pool, a whole allocation, is 16-byte aligned), shared memory
     within the backend's static limit. (Registers: 16 warps need at most 128 a thread; every
-    head shape that fits 16 warps' shared memory uses at most 96 with nvcc 13 for sm_90,
-    checked by tests/test_attention_kernels.py where nvcc exists.)"""
-    return head_dim * dtype.size % 16 == 0 and shared_bytes(head_dim, rep, warps) <= \
+    head shape that fits 16 warps' shared memory fits, with nvcc 13 for sm_90 (119 for D = 128
+    in bfloat16, REP 4, since session 28's prologue), checked by
+    tests/test_attention_kernels.py where nvcc exists.)"""
+    return head_dim * dtype.size % 16 == 0 and shared_bytes(head_dim, rep, warps, backend) <= \
         _SHARED_LIMIT[backend]
 
 
-def shared_bytes(head_dim: int, rep: int, warps: int) -> int:
+def shared_bytes(head_dim: int, rep: int, warps: int, backend: str = "cuda") -> int:
     """Static shared memory of a CTA (paged_decode.cu): s_q and s_acc; s_p and s_row; s_m and
-    s_l, all 4-byte elements."""
-    return 4 * (rep * head_dim * (warps + 1) + warps * (rep + 1) * 32 + 2 * warps * rep)
+    s_l; on CUDA also s_freq (the rotation's frequencies), all 4-byte elements."""
+    freqs = head_dim // 2 if backend == "cuda" else 0
+    return 4 * (rep * head_dim * (warps + 1) + warps * (rep + 1) * 32 + 2 * warps * rep + freqs)
 
 
 @cache

@@ -31,7 +31,8 @@
 // One CTA per (sequence, KV head); the REP query heads that share the KV head sit in shared
 // memory. A warp takes 32 tokens at a time (chunks round-robin over the warps):
 //   rows:    each lane one token: its pool row from the block table, and (PREFETCH) its key
-//            and value rows requested into L2 at once;
+//            and value rows requested into L2, a chunk ahead (the next chunk's table entries
+//            are read as this chunk starts, its rows requested after this chunk's scores);
 //   scores:  the lane's key row read in 16-byte words, dotted with the REP query heads (no
 //            shuffles);
 //   softmax: the chunk's maximum and sum by warp reductions, folded into the warp's running
@@ -54,11 +55,19 @@
 // H200 it took 4-13% off a layer's attention at every launcher shape of 1 and 16 sequences
 // (session 13, benchmarks/decode_attention.py, notes/gpu-kernels.md).
 //
+// The prologue is two round trips: first every load that needs no loaded value (parameters,
+// the context length, q's heads, the rotation's frequencies), then those that need the
+// context length (the first chunk's table entries, the new rows). At one request (8 CTAs) a
+// CTA's chain of round trips is the kernel's time; written load, use, load, ..., the prologue
+// alone was ~12 of them, half the kernel (session 28, Nsight Compute's stall samples).
+//
 // Rotation (iparams[2] > 0; `Rope` in rope.cuh): q and the new keys arrive unrotated and are
 // rotated at the query's position (ctx - 1) as they are read, each element rounded to T as
-// MLX's rope would leave it; one launch a layer fewer than that rope kernel.
+// MLX's rope would leave it; one launch a layer fewer than that rope kernel. q's heads are
+// rotated in shared memory (an element's partner read there, not loaded again).
 //
-// Split context (iparams[1] = S > 1, for long contexts of batches too small to fill the GPU):
+// Split context (S > 1 spans, for long contexts of batches too small to fill the GPU; on CUDA
+// S comes from the grid, B x Hkv x S CTAs, and iparams[1] serves the Metal kernel):
 // CTA (sequence, KV head, split) takes one span of the context and writes its (max, sum,
 // accumulator) per query head to `part` [B, Hq, S, 2 + D] float32; the last of the S CTAs of
 // a (sequence, KV head) to finish, counted in `counters` [B * Hkv] (zero before the launch,
@@ -70,15 +79,19 @@ namespace vxa {
 
 template <class T, int D, int REP, int BS, int WARPS, bool PREFETCH, class Strides, class Shape>
 __device__ __forceinline__ void paged_decode(
-    const T* q, const Strides& q_strides, const T* k_pool, const Shape& k_pool_shape,
-    const T* v_pool, const int* tables, const Strides& tables_strides, const int* ctx_lens,
-    const Strides& ctx_lens_strides, const float* fparams, const int* iparams,
-    const float* rope_freqs, const unsigned* counters, const int* after,
-    const T* k_new, const Strides& k_new_strides, const T* v_new, const Strides& v_new_strides,
-    const int* new_slots, const Strides& new_slots_strides, T* out, float* part, int* done) {
+    const T* q, const Shape& q_shape, const Strides& q_strides, const T* k_pool,
+    const Shape& k_pool_shape, const T* v_pool, const int* tables, const Strides& tables_strides,
+    const int* ctx_lens, const Strides& ctx_lens_strides, const float* fparams,
+    const int* iparams, const float* rope_freqs, const Shape& rope_freqs_shape,
+    const unsigned* counters, const int* after, const T* k_new, const Strides& k_new_strides,
+    const T* v_new, const Strides& v_new_strides, const int* new_slots,
+    const Strides& new_slots_strides, T* out, float* part, int* done) {
+  constexpr int THREADS = WARPS * 32;
   constexpr int EV = (D + 31) / 32;        // output elements per lane
   constexpr int PER = 16 / sizeof(T);      // elements per 16-byte word
   constexpr int KW = D / PER;              // words per key row
+  constexpr int QN = (REP * D + THREADS - 1) / THREADS;  // query elements per thread
+  constexpr int NN = (D + THREADS - 1) / THREADS;        // new-row elements per thread
   // Fenced where registers allow: fenced loads are all in flight at once, which with eight
   // query heads a KV head (REP 8: accumulators of 8 heads) takes a 16-warp CTA over the 128
   // registers a thread it may have (nvcc 13, sm_90: 140-150), so REP 8 runs unfenced
@@ -89,55 +102,137 @@ __device__ __forceinline__ void paged_decode(
   constexpr int KB = KW < KB_MAX ? KW : KB_MAX;
   constexpr int ROWS = EV <= 4 ? 16 : 8;   // value rows loaded per round (ROWS x EV floats)
   static_assert(D % PER == 0, "rows must be whole 16-byte words");
+  static_assert(D / 2 <= THREADS, "a thread per rotation frequency");
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int n_kv = k_pool_shape[1];
-  const int splits = iparams[1];
+  // The CTA's place from the grid's shape (B x n_kv x S CTAs, B = q_shape[0]), not from
+  // iparams[1]: a loaded span count held back every other load by a round trip
+  const int splits = gridDim.x / (q_shape[0] * n_kv);
   const int split = blockIdx.x % splits;
   const int seq = blockIdx.x / splits / n_kv;
   const int kvh = blockIdx.x / splits % n_kv;
+
+  // Round trip 1: every load that needs no loaded value, all issued before any is used. Written
+  // as a chain (each load's use before the next load), the prologue was half of the kernel's
+  // time at one request (session 28, Nsight Compute: ~12 dependent round trips).
+  const int ctx = ctx_lens[seq * ctx_lens_strides[0]];
+  const int window = iparams[0];     // 0: none
+  const int dims = iparams[2];       // rotated features; 0: no rotation
+  const bool interleaved = iparams[3] != 0;
+  const int k_head = iparams[4] + kvh, v_head = iparams[5] + kvh;
+  const bool writing = iparams[6] != 0;
   const float scale = fparams[0];
   const float softcap = fparams[1];  // 0: none
-  const int window = iparams[0];     // 0: none
-  const int ctx = ctx_lens[seq * ctx_lens_strides[0]];
+  const float rope_scale = fparams[2], attn_factor = fparams[3];
+  const int token = blockIdx.x == 0 && threadIdx.x == 0 ? after[0] : 0;
+  float qv[QN];
+  #pragma unroll
+  for (int j = 0; j < QN; ++j) {
+    const int i = threadIdx.x + j * THREADS;
+    qv[j] = i < REP * D ? to_float(q[seq * q_strides[0] + (kvh * REP + i / D) * q_strides[1] +
+                                     i % D * q_strides[2]])
+                        : 0.f;
+  }
+  const float freq =
+      threadIdx.x < D / 2 && threadIdx.x < rope_freqs_shape[0] ? rope_freqs[threadIdx.x] : 0.f;
+  // A fence for ptxas, as for the key batches (FENCED below): loads above, uses below. Not
+  // tight yet: in session 28's SASS (NVRTC, the H200) each q element's conversion, part of
+  // its load's expression, still waited for it, and the window's use (lo, hi) came before the
+  // last parameters' loads: three round trips, not one. Converting after the fence took the
+  // 16-warp CTA to 130 registers (over 128), so it stays as it is for now.
+  __syncwarp();
+  __shared__ float s_q[REP][D];
+  __shared__ float s_freq[D / 2];
+  __shared__ float s_p[WARPS][REP][32];
+  __shared__ int s_row[WARPS][32];
+  if (threadIdx.x < D / 2) s_freq[threadIdx.x] = freq;
+  #pragma unroll
+  for (int j = 0; j < QN; ++j) {
+    const int i = threadIdx.x + j * THREADS;
+    if (i < REP * D) s_q[i / D][i % D] = qv[j];
+  }
+
   const int first = window > 0 ? max(0, ctx - window) : 0;
   const int span = ((ctx - first + splits - 1) / splits + 31) / 32 * 32;  // whole chunks
   const int lo = first + split * span;   // this CTA's tokens: [lo, hi)
   const int hi = min(ctx, lo + span);
-
-  __shared__ float s_q[REP][D];
-  __shared__ float s_p[WARPS][REP][32];
-  __shared__ int s_row[WARPS][32];
   // the query is its sequence's newest token: position ctx - 1
-  const Rope rope{iparams[2], iparams[3] != 0, (ctx - 1) * fparams[2], fparams[3], rope_freqs};
-  for (int i = threadIdx.x; i < REP * D; i += WARPS * 32) {
-    const T* qh = q + seq * q_strides[0] + (kvh * REP + i / D) * q_strides[1];
-    const int d = i % D;
-    float qi = to_float(qh[d * q_strides[2]]);
-    if (rope.dims > 0) {  // rounded to T, as a rotation before the kernel would leave it
-      const float partner = to_float(qh[rope_partner(rope, d) * q_strides[2]]);
-      qi = to_float(from_float<T>(rope_rotate(rope, d, qi, partner)));
-    }
-    s_q[i / D][d] = qi * scale;
+  const Rope rope{dims, interleaved, (ctx - 1) * rope_scale, attn_factor, s_freq};
+  // Context token t: its block's entry of the table (a load), then its pool row, slot * n_kv +
+  // kvh (arithmetic): apart, so that the arithmetic can wait a round trip after the load.
+  const auto block_of = [&](int t) {
+    return tables[seq * tables_strides[0] + t / BS * tables_strides[1]];
+  };
+  const auto row_in = [&](int block, int t) { return (block * BS + t % BS) * n_kv + kvh; };
+
+  // Round trip 2: this warp's first chunk's table entries, and the step's new rows where this
+  // span holds the new token (the CTA of (sequence, KV head) that alone reads them). Before
+  // the stores below (which the compiler must otherwise keep them after), and unconditional,
+  // their indices clamped: ptxas schedules within a branch's block, and a branch around a
+  // load let it put the load's first use right after it (session 28, SASS).
+  int c0 = lo + warp * 32;
+  const int block = block_of(max(0, min(c0 + lane, ctx - 1)));  // used where c0 + lane < hi
+  const bool writes = writing && lo <= ctx - 1 && ctx - 1 < hi;
+  // a CTA that does not write reads its own q head instead: placeholders have one element
+  const T* kh = writes ? k_new + seq * k_new_strides[0] + k_head * k_new_strides[1]
+                       : q + seq * q_strides[0] + kvh * REP * q_strides[1];
+  const T* vh = writes ? v_new + seq * v_new_strides[0] + v_head * v_new_strides[1] : kh;
+  const size_t k_step = writes ? k_new_strides[2] : q_strides[2];
+  const size_t v_step = writes ? v_new_strides[2] : q_strides[2];
+  const int slot = new_slots[writes ? seq * new_slots_strides[0] : 0];
+  int partner[NN];  // indices first: rope_partner branches, and a branch splits the batch
+  #pragma unroll
+  for (int j = 0; j < NN; ++j) {
+    partner[j] = rope_partner(rope, min(int(threadIdx.x) + j * THREADS, D - 1));
   }
-  if (iparams[6] != 0) {  // writing: the same for every thread of the grid
-    if (lo <= ctx - 1 && ctx - 1 < hi) {  // this span holds the new token
-      const size_t row = ((size_t)new_slots[seq * new_slots_strides[0]] * n_kv + kvh) * D;
-      const T* kh = k_new + seq * k_new_strides[0] + (iparams[4] + kvh) * k_new_strides[1];
-      for (int i = threadIdx.x; i < D; i += WARPS * 32) {
-        T ki = kh[i * k_new_strides[2]];
-        if (rope.dims > 0) {
-          ki = from_float<T>(rope_rotate(rope, i, to_float(ki),
-                                         to_float(kh[rope_partner(rope, i) * k_new_strides[2]])));
-        }
-        writable(k_pool)[row + i] = ki;
-        writable(v_pool)[row + i] =
-            v_new[seq * v_new_strides[0] + (iparams[5] + kvh) * v_new_strides[1] +
-                  i * v_new_strides[2]];
+  T kv[NN], kp[NN], vv[NN];  // converted after the batch: a conversion is a use
+  #pragma unroll
+  for (int j = 0; j < NN; ++j) {
+    const int i = min(int(threadIdx.x) + j * THREADS, D - 1);  // stored where < D
+    kv[j] = kh[i * k_step];
+    kp[j] = kh[partner[j] * k_step];
+    vv[j] = vh[i * v_step];
+  }
+  __syncwarp();  // the loads above issued before the uses below (see round trip 1)
+  __syncthreads();  // s_q and s_freq written
+  int row = c0 + lane < hi ? row_in(block, c0 + lane) : 0;
+  const size_t new_row = ((size_t)slot * n_kv + kvh) * D;
+
+  // Meanwhile: q rotated (partners read from s_q, so every element is read before any is
+  // rewritten), each element rounded to T as a rotation before the kernel would leave it.
+  #pragma unroll
+  for (int j = 0; j < QN; ++j) {
+    const int i = threadIdx.x + j * THREADS;
+    if (i < REP * D && rope.dims > 0) {
+      const int r = i / D, d = i % D;
+      const float rotated = rope_rotate(rope, d, s_q[r][d], s_q[r][rope_partner(rope, d)]);
+      qv[j] = to_float(from_float<T>(rotated));
+    }
+  }
+  if (PREFETCH && c0 + lane < hi) {
+    prefetch_l2(k_pool + (size_t)row * D, D * sizeof(T));
+    prefetch_l2(v_pool + (size_t)row * D, D * sizeof(T));
+  }
+  __syncthreads();  // every partner read
+  #pragma unroll
+  for (int j = 0; j < QN; ++j) {
+    const int i = threadIdx.x + j * THREADS;
+    if (i < REP * D) s_q[i / D][i % D] = qv[j] * scale;
+  }
+  if (writes) {  // stored in place; the barrier below makes them visible to the CTA's warps
+  #pragma unroll
+    for (int j = 0; j < NN; ++j) {
+      const int i = threadIdx.x + j * THREADS;
+      if (i < D) {
+        writable(k_pool)[new_row + i] =
+            rope.dims > 0 ? from_float<T>(rope_rotate(rope, i, to_float(kv[j]), to_float(kp[j])))
+                          : kv[j];
+        writable(v_pool)[new_row + i] = vv[j];
       }
     }
-    if (blockIdx.x == 0 && threadIdx.x == 0) done[0] = after[0];
   }
+  if (writing && blockIdx.x == 0 && threadIdx.x == 0) done[0] = token;
   __syncthreads();
 
   float m[REP], l[REP], acc[REP][EV];
@@ -150,18 +245,13 @@ __device__ __forceinline__ void paged_decode(
   }
   const int d0 = lane * EV;  // this lane's output elements: d0 .. d0 + EV - 1 (those < D)
 
-  for (int c0 = lo + warp * 32; c0 < hi; c0 += WARPS * 32) {
+  for (; c0 < hi; c0 += THREADS) {
     const int n = min(32, hi - c0);  // tokens in this chunk (warp-uniform)
-    const int t = c0 + lane;
-    int row = 0;  // the token's row of the pool: slot * n_kv + kvh
-    if (lane < n) {
-      row = (tables[seq * tables_strides[0] + t / BS * tables_strides[1]] * BS + t % BS) * n_kv + kvh;
-    }
     s_row[warp][lane] = row;
-    if (PREFETCH && lane < n) {
-      prefetch_l2(k_pool + (size_t)row * D, D * sizeof(T));
-      prefetch_l2(v_pool + (size_t)row * D, D * sizeof(T));
-    }
+    // The warp's next chunk: its table entries requested now, its rows after the scores, so
+    // that both are a round trip ahead of their use.
+    const int t_next = c0 + THREADS + lane;
+    const int next_block = t_next < hi ? block_of(t_next) : 0;
 
     // Scores: this lane's token against the REP query heads.
     float s[REP];
@@ -187,6 +277,11 @@ __device__ __forceinline__ void paged_decode(
           for (int r = 0; r < REP; ++r) s[r] += s_q[r][(w0 + w) * PER + i] * k;
         }
       }
+    }
+    const int next = t_next < hi ? row_in(next_block, t_next) : 0;
+    if (PREFETCH && t_next < hi) {
+      prefetch_l2(k_pool + (size_t)next * D, D * sizeof(T));
+      prefetch_l2(v_pool + (size_t)next * D, D * sizeof(T));
     }
 
     // Softmax over the chunk, folded into the running state.
@@ -226,6 +321,7 @@ __device__ __forceinline__ void paged_decode(
       }
     }
     __syncwarp();  // s_p and s_row are rewritten by the next chunk
+    row = next;
   }
 
   // Merge the warps: each publishes (m, l, acc); every thread finishes some outputs.

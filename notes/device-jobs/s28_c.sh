@@ -1,0 +1,26 @@
+# Session 28, call C: the paged decode's prologue in two round trips (call B's profile: ~12
+# dependent ones, half the kernel at one request). Its GPU tests, then its GPU time against the
+# old kernel's, alternated in separate processes (benchmarks/attention_ncu.py --time: one
+# request's launch, packed heads, rotation, the write; L2 flushed between passes). The old
+# kernel's two files travel in .ab_old (ignored by git).
+# Carry [".devkit/wheels", ".devkit/setup.sh", ".ab_old"].
+#   source .devkit/setup.sh && bash notes/device-jobs/s28_c.sh
+: "${OUT:?set OUT to the output folder}"
+export VEXEL_CACHE=/tmp/vx
+t0=$(date +%s)
+timeout 200 python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_attention_kernels.py \
+  > $OUT/gpu_attention.txt 2>&1
+echo "== attention GPU tests rc $? after $(( $(date +%s) - t0 )) s: $(tail -1 $OUT/gpu_attention.txt)"
+grep -E "^(FAILED|ERROR)" $OUT/gpu_attention.txt | head -10
+K=vexel_core/attention/kernels/cuda
+mkdir -p /tmp/new && cp $K/paged_decode_kernel.cuh $K/paged_decode.cu /tmp/new/
+for round in 1 2; do
+  for arm in new old; do
+    if [ $arm = new ]; then cp /tmp/new/* $K/; else cp .ab_old/* $K/; fi
+    echo "-- round $round, $arm"
+    timeout 90 python3 benchmarks/attention_ncu.py --contexts 128 256 384 1024 --time 5 2>&1 \
+      | grep -E "context|rror" | tee -a $OUT/ab.txt
+  done
+done
+cp /tmp/new/* $K/
+echo "== after $(( $(date +%s) - t0 )) s"
