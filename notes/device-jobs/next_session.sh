@@ -13,37 +13,38 @@
 #   pip download --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
 #     -d .devkit/pyspy py-spy
 #
-# Written at the end of session 27. Main now: the paged decode merges split spans inside the
-# kernel on CUDA (merged: 2.371 against 2.416 ms a step at 128 tokens), and a block's gated
-# feed-forward part is one launch for packed Q4_0 (cuda/feed_forward.cuh: 37.7 us of GPU
-# against the two launches' 37.8-39.0; step 2.329 against 2.345 ms alternated; deterministic
-# int64 sums). GPU tests passed (feed-forward 9, compiled decode 6, attention 136).
-# In alternate.py the step is the GPU's now (~2.33 ms).
+# Written at the end of session 28. Main now: one request 415.9 tok/s beside mlx-lm's 107.6
+# (call A; step interval 2.31 ms, build 0.54 + submit 0.99: the GPU sets the pace), then the
+# paged decode's prologue in two round trips (1-2 us a layer faster at 128-256 tokens in three
+# alternated calls; GPU tests passed). Device budget left at the end: 227 s (none usable).
 #
-# A: (~200 s, `s28_a.sh`) one request under `vexel bench ... --compare mlx-lm --trace-steps`
-#    on main: session 27 ran none. With the step trace (build / submit / wait): is the host or
-#    the GPU the pace now? Then `benchmarks/feed_forward.py` (the kernel against the two
-#    launches, ~40 s). llama.cpp after it, on the same warm machine (`s25_e.sh`: carry
-#    .devkit/peers, notes/bench moved out of the tree), if the session can spare ~6 min.
-# B: the feed-forward kernel's down phase: 33 MB in ~15 us (2.2 TB/s; the gate/up phase reads
-#    66 MB in ~14). Nsight Compute on session 27's probe (`git show
-#    a345f4512210:benchmarks/mlp_probe.py`, and its .cuh; `--variants 64/8/4/0/3/35`)
-#    (dram and lts throughput, sectors per request, L2 hit rate of the scale sectors, the
-#    atomics' lts ops). First candidate, one line: the rotation by super-block group, so
-#    that the 16 CTAs reading one 576-byte super-block of a down row stay in step (DRAM
-#    pages read once) while the 14 groups keep their atomics on different rows (today each
-#    CTA has its own offset: 1.9 us saved on the atomics, maybe some lost on DRAM pages):
-#    rot = ((c / 16) * N / (grid / 16)) & ~15 (a new PIPE bit in the probe). Then: the down
-#    columns of a CTA pair or a 4-CTA cluster shared through distributed shared memory (each
-#    CTA then reads 128-256 contiguous bytes a row for a quarter of the rows); `cp.async.bulk`
-#    of a warp's rows into shared memory. Each ~1 us of the down phase is ~0.03 ms a step.
-# C: the same fusion for the attention's side is not possible (the norm needs all of h), but
-#    the head: greedy argmax (MLX's arg_reduce_general, 15.9 us a token) inside the head
-#    product's last CTA, one launch fewer a step.
-# D: Q4_K / Q6_K models (the usual Q4_K_M files) still take the two feed-forward launches:
-#    the kernel's slice logic is format-independent, but the down matrix's columns are read a
-#    block (256 elements) at a time: a slice of 256 values a CTA, 56 CTAs for F = 14,336, too
-#    few; measure before porting.
+# A: (~150 s) branch `next/prologue-q` (prepared, untested on the GPU): q kept raw until
+#    after round trip 1's fence (local SASS: q's loads now go out with the parameters').
+#    Its attention GPU tests (`pytest -m gpu tests/test_attention_kernels.py`, ~100 s), then
+#    `attention_ncu.py --contexts 128 256 384 --time 5` against main's kernel alternated
+#    (s28_g.sh's loop, main's two files in .ab_old). Merge if faster at 128-256 tokens.
+# B: the 4,096-row products at one row were never tuned at their own shapes: q/k/v
+#    (6144x4096, 9.9 us for 14 MB, ~3.7 at copy bandwidth) and the output product with its
+#    AddNorm (4096x4096, 9.6 us for 9.4 MB). INT8_TILINGS' 4/2/4/924 gives them 768 and 512
+#    CTAs of 2 rows a warp, each CTA rounding all of x first. `kernel_ncu.py --int8-sweep`
+#    takes only the 14336x4096 and 4096x14336 shapes (`int8_sweep.SHAPES`): add 6144x4096 and
+#    4096x4096 and sweep one row (CTAs 264-1,056, 4 and 8 warps, the rows a warp 1-4). Then
+#    Nsight Compute on the best: how much of ~6 us over the bytes is the per-CTA rounding of x
+#    (x rounded beforehand, `x_rounded="global"`, measures it: the feed-forward kernel's
+#    last CTA could write that copy for the next layer's q/k/v product), the launch, the tail.
+#    ~13 us a layer over the bytes together: the largest lever left (0.4 ms a step).
+# C: the paged decode's token phase at short contexts: at 128 tokens only 4 of 8 warps hold
+#    a chunk, each with ~1,000 FMAs and REP x 10 shuffles in a chain. Two lanes a token (half
+#    of D each, one shuffle to add) make chunks of 16 tokens: every warp works and each chain
+#    halves. Measure with attention_ncu.py --time (and decode_attention.py's grid for batches,
+#    where 16-token chunks cost shuffles a token).
+# D: (from session 27) the feed-forward kernel's down phase (33 MB in ~15 us, 2.2 TB/s; the
+#    kernel is level with the two launches on call A's machine, 37.8-37.9 against 37.6);
+#    first candidate: rot = ((c / 16) * N / (grid / 16)) & ~15 (the probe: `git show
+#    a345f4512210:benchmarks/mlp_probe.py` and its .cuh). Then argmax inside the head
+#    product's last CTA (15.9 us a token), and Q4_K / Q6_K feed-forward (measure first).
+# E: llama.cpp beside Vexel and mlx-lm in one session (s25_e.sh: carry .devkit/peers, with
+#    notes/bench moved out of the tree): not run since session 25 (343.6 tok/s tg128).
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
