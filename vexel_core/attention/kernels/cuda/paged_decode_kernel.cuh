@@ -139,8 +139,9 @@ __device__ __forceinline__ void paged_decode(
   // A fence for ptxas, as for the key batches (FENCED below): loads above, uses below. Not
   // tight yet: in session 28's SASS (NVRTC, the H200) each q element's conversion, part of
   // its load's expression, still waited for it, and the window's use (lo, hi) came before the
-  // last parameters' loads: three round trips, not one. Converting after the fence took the
-  // 16-warp CTA to 130 registers (over 128), so it stays as it is for now.
+  // last parameters' loads: three round trips, not one. q converted after the fence (without
+  // clamped indices, which took the 16-warp CTA to 130 registers) is on branch
+  // next/prologue-q, to be measured.
   __syncwarp();
   __shared__ float s_q[REP][D];
   __shared__ float s_freq[D / 2];
