@@ -12,7 +12,8 @@ product and bf16 product at one row, and dequantize + bf16 matmul at 512 rows
 skips the 8-row products, the affine and bf16 comparisons.
 
 ``--int8-sweep`` instead runs ``gemv_int8`` alone, one bf16 row at 14336x4096 (``--cols
-14336``: 4096x14336), for each tiling of benchmarks/int8_sweep.py (``--formats``' formats),
+14336``: 4096x14336; ``--rows 6144``: 6144x4096, the q/k/v product), for each tiling of
+benchmarks/int8_sweep.py (``--formats``' formats),
 ``--launches`` launches each (2) and nothing else that ``--kernel-name regex:vx_gemv``
 selects: the first tiling of each format (its default) first, then the next of each format,
 and so on, so that a run cut short by
@@ -87,12 +88,14 @@ def int8_kernel(t: GGMLQuantizationType, tiling: Int8Tiling, cols: int, act: Gat
 def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | None,
                map_path: str | None, defaults: bool = False,
                tilings: list[Int8Tiling] | None = None, act: GatedAct | None = None,
-               x_rounded: list[XRounded] | None = None) -> None:
+               x_rounded: list[XRounded] | None = None, outs: int | None = None) -> None:
     """``gemv_int8``'s candidate tilings (*defaults*: the default alone; *tilings*: those),
     ``launches`` profiled launches each, in the gated mode *act* if given, and each also on x
-    rounded beforehand in the modes *x_rounded* (see above)."""
+    rounded beforehand in the modes *x_rounded* (see above); *outs* outputs in place of the
+    shape's (``--rows``)."""
     lib = library("cuda")
-    outs, cols = sweep.SHAPES[cols]
+    shape_outs, cols = sweep.SHAPES[cols]
+    outs = outs or shape_outs
     rows = 2 * outs if act else outs
     start = time.monotonic()
     x = mx.random.normal((1, cols)).astype(mx.bfloat16)
@@ -197,6 +200,9 @@ def main() -> None:
     ap.add_argument("--one-row", action="store_true")
     ap.add_argument("--int8-sweep", action="store_true")
     ap.add_argument("--cols", type=int, choices=sorted(sweep.SHAPES), default=4096)
+    ap.add_argument("--rows", type=int, default=None,
+                    help="with --int8-sweep: W's rows (outputs) in place of the --cols shape's, "
+                         "e.g. 6144 for Llama-3-8B's q/k/v product at --cols 4096")
     ap.add_argument("--launches", type=int, default=2)
     ap.add_argument("--budget-s", type=float, default=None)
     ap.add_argument("--map", default=None)
@@ -215,7 +221,7 @@ def main() -> None:
     if a.int8_sweep:
         tilings = [parse_tiling(v) for v in a.tilings.split(",")] if a.tilings else None
         int8_sweep(a.formats.split(","), a.cols, a.launches, a.budget_s, a.map, a.defaults,
-                   tilings, a.act, modes)
+                   tilings, a.act, modes, a.rows)
         return
     lib = library("cuda")
     for name in a.formats.split(","):
