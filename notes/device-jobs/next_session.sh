@@ -34,13 +34,18 @@
 #    last CTA could write that copy for the next layer's q/k/v product), the launch, the tail.
 #    ~13 us a layer over the bytes together: the largest lever left (0.4 ms a step).
 # C: the paged decode's token phase at short contexts: at 128 tokens only 4 of 8 warps hold
-#    a chunk, each with ~1,000 FMAs and REP x 10 shuffles in a chain. Two lanes a token (half
-#    of D each, one shuffle to add) make chunks of 16 tokens: every warp works and each chain
-#    halves. Measure with attention_ncu.py --time (and decode_attention.py's grid for batches,
-#    where 16-token chunks cost shuffles a token).
+#    a chunk, each with ~1,000 FMAs and REP x 10 shuffles in a chain. Branch `next/two-lanes`
+#    (prepared in session 28, CPU emulation 182 passed, 96 registers where main has 130/119):
+#    two lanes a token (half of D each, one shuffle to add), chunks of 16 tokens, so every
+#    warp works and each chain halves. s29_a.sh on it, then decode_attention.py's grid for
+#    batches (16-token chunks cost more shuffles a token: keep it for small grids only if
+#    batches lose). It does not contain next/prologue-q's change: merge one, rebase the other.
 # D: (from session 27) the feed-forward kernel's down phase (33 MB in ~15 us, 2.2 TB/s; the
 #    kernel is level with the two launches on call A's machine, 37.8-37.9 against 37.6);
-#    first candidate: rot = ((c / 16) * N / (grid / 16)) & ~15 (the probe: `git show
+#    first candidate, prepared on branch `next/ff-group-rot` (emulated feed-forward tests 8
+#    passed): the 16 CTAs sharing a super-block of a down row walk the rows from one offset,
+#    the groups from different ones. Its GPU tests (test_feed_forward.py -m gpu), then
+#    benchmarks/feed_forward.py on main and on it (the probe for further variants: `git show
 #    a345f4512210:benchmarks/mlp_probe.py` and its .cuh). Then argmax inside the head
 #    product's last CTA (15.9 us a token), and Q4_K / Q6_K feed-forward (measure first).
 # E: llama.cpp beside Vexel and mlx-lm in one session (s25_e.sh: carry .devkit/peers, with

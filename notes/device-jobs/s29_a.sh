@@ -1,6 +1,9 @@
-# Planned for session 29 (written in session 28), call A, on branch next/prologue-q: the
-# attention GPU tests, then its paged decode against main's, alternated in separate processes
-# (benchmarks/attention_ncu.py --time: one request's launch; L2 flushed between passes).
+# Planned for session 29 (written in session 28), call A, on a prepared branch of the paged
+# decode (next/prologue-q; then, in another call, next/two-lanes): the attention GPU tests,
+# then its kernel against main's, alternated in separate processes
+# (benchmarks/attention_ncu.py --time: one request's launch; L2 flushed between passes). For
+# next/two-lanes also batches, where chunks of 16 tokens cost more shuffles a token: e.g.
+# `decode_attention.py --batches 4 16 --contexts 512 2048 --write --pool-mb 256` on each side.
 # Before the call, on the branch: mkdir -p .ab_old && for f in paged_decode_kernel.cuh
 # paged_decode.cu; do git show main:vexel_core/attention/kernels/cuda/$f > .ab_old/$f; done
 # (.ab_old is ignored through .git/info/exclude: add "/.ab_old/" there in a fresh checkout).
