@@ -26,9 +26,9 @@
 # B: the 4,096-row products at one row were never tuned at their own shapes: q/k/v
 #    (6144x4096, 9.9 us for 14 MB, ~3.7 at copy bandwidth) and the output product with its
 #    AddNorm (4096x4096, 9.6 us for 9.4 MB). INT8_TILINGS' 4/2/4/924 gives them 768 and 512
-#    CTAs of 2 rows a warp, each CTA rounding all of x first. `kernel_ncu.py --int8-sweep`
-#    takes only the 14336x4096 and 4096x14336 shapes (`int8_sweep.SHAPES`): add 6144x4096 and
-#    4096x4096 and sweep one row (CTAs 264-1,056, 4 and 8 warps, the rows a warp 1-4). Then
+#    CTAs of 2 rows a warp, each CTA rounding all of x first. `s29_b.sh` (ready:
+#    `kernel_ncu.py --int8-sweep --rows`, new in session 28) sweeps both shapes at one row,
+#    the sweep's candidates and fewer CTAs (132-396), each also on x rounded beforehand. Then
 #    Nsight Compute on the best: how much of ~6 us over the bytes is the per-CTA rounding of x
 #    (x rounded beforehand, `x_rounded="global"`, measures it: the feed-forward kernel's
 #    last CTA could write that copy for the next layer's q/k/v product), the launch, the tail.
