@@ -166,6 +166,13 @@ __device__ __forceinline__ void paged_decode(
     return tables[seq * tables_strides[0] + t / BS * tables_strides[1]];
   };
   const auto row_in = [&](int block, int t) { return (block * BS + t % BS) * n_kv + kvh; };
+  // (PREFETCH) a token's key and value rows requested into L2, a round trip ahead of their use
+  const auto request_rows = [&](int row) {
+    if (PREFETCH) {
+      prefetch_l2(k_pool + (size_t)row * D, D * sizeof(T));
+      prefetch_l2(v_pool + (size_t)row * D, D * sizeof(T));
+    }
+  };
 
   // Round trip 2: this warp's first chunk's table entries, and the step's new rows where this
   // span holds the new token (the CTA of (sequence, KV head) that alone reads them). Before
@@ -211,10 +218,7 @@ __device__ __forceinline__ void paged_decode(
       qv[j] = to_float(from_float<T>(rotated));
     }
   }
-  if (PREFETCH && c0 + lane < hi) {
-    prefetch_l2(k_pool + (size_t)row * D, D * sizeof(T));
-    prefetch_l2(v_pool + (size_t)row * D, D * sizeof(T));
-  }
+  if (c0 + lane < hi) request_rows(row);
   __syncthreads();  // every partner read
   #pragma unroll
   for (int j = 0; j < QN; ++j) {
@@ -280,10 +284,7 @@ __device__ __forceinline__ void paged_decode(
       }
     }
     const int next = t_next < hi ? row_in(next_block, t_next) : 0;
-    if (PREFETCH && t_next < hi) {
-      prefetch_l2(k_pool + (size_t)next * D, D * sizeof(T));
-      prefetch_l2(v_pool + (size_t)next * D, D * sizeof(T));
-    }
+    if (t_next < hi) request_rows(next);
 
     // Softmax over the chunk, folded into the running state.
   #pragma unroll
