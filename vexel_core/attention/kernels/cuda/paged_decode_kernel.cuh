@@ -126,32 +126,32 @@ __device__ __forceinline__ void paged_decode(
   const float softcap = fparams[1];  // 0: none
   const float rope_scale = fparams[2], attn_factor = fparams[3];
   const int token = blockIdx.x == 0 && threadIdx.x == 0 ? after[0] : 0;
-  float qv[QN];
+  T q_raw[QN];  // converted after the fence: a conversion is a use
   #pragma unroll
   for (int j = 0; j < QN; ++j) {
     const int i = threadIdx.x + j * THREADS;
-    qv[j] = i < REP * D ? to_float(q[seq * q_strides[0] + (kvh * REP + i / D) * q_strides[1] +
-                                     i % D * q_strides[2]])
-                        : 0.f;
+    if (i < REP * D) {
+      q_raw[j] = q[seq * q_strides[0] + (kvh * REP + i / D) * q_strides[1] + i % D * q_strides[2]];
+    }
   }
   const float freq =
       threadIdx.x < D / 2 && threadIdx.x < rope_freqs_shape[0] ? rope_freqs[threadIdx.x] : 0.f;
   // A fence for ptxas, as for the key batches (FENCED below): loads above, uses below. Not
-  // tight yet: in session 28's SASS (NVRTC, the H200) each q element's conversion, part of
-  // its load's expression, still waited for it, and the window's use (lo, hi) came before the
-  // last parameters' loads: three round trips, not one. q converted after the fence (without
-  // clamped indices, which took the 16-warp CTA to 130 registers) is on branch
-  // next/prologue-q, to be measured.
+  // tight: ptxas still computes ctx - window (for lo, hi) before the last parameters' loads
+  // (its model of a load's latency is far below DRAM's), so round trip 1 is two (local nvcc
+  // 13 for sm_90 and nvdisasm; session 28). q stays raw until after the fence: its
+  // conversion, written into the load, waited for each element in turn.
   __syncwarp();
   __shared__ float s_q[REP][D];
   __shared__ float s_freq[D / 2];
   __shared__ float s_p[WARPS][REP][32];
   __shared__ int s_row[WARPS][32];
   if (threadIdx.x < D / 2) s_freq[threadIdx.x] = freq;
+  float qv[QN];
   #pragma unroll
   for (int j = 0; j < QN; ++j) {
     const int i = threadIdx.x + j * THREADS;
-    if (i < REP * D) s_q[i / D][i % D] = qv[j];
+    if (i < REP * D) s_q[i / D][i % D] = qv[j] = to_float(q_raw[j]);
   }
 
   const int first = window > 0 ? max(0, ctx - window) : 0;
