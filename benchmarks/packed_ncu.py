@@ -5,8 +5,9 @@ the file's blocks, for Nsight Compute (GPU machine):
         python3 benchmarks/packed_ncu.py --map map.tsv > ncu.csv
     python3 benchmarks/ncu_summary.py ncu.csv --map map.tsv
 
-At 14336x4096 ("Q4_0"), 4096x14336 ("Q4_0/14k") and the gated gate/up product of 2 x 14336 x
-4096 ("Q4_0/gated"), ``--launches`` launches each of: ``gemv_int8``'s default on the bf16 row
+At 14336x4096 ("Q4_0"), 4096x14336 ("Q4_0/14k"), the gated gate/up product of 2 x 14336 x
+4096 ("Q4_0/gated"), the q/k/v product (6144x4096, "Q4_0/qkv") and the output product
+(4096x4096, "Q4_0/o"), ``--launches`` launches each of: ``gemv_int8``'s default on the bf16 row
 (the reference of the check: "ref"); ``round_x`` (its own row: the rounding, done once for
 any number of products on the same x, as llama.cpp's quantize_q8_1 before its mmvq);
 ``gemv_int8`` on that rounded copy, read from shared memory and from global memory;
@@ -43,7 +44,10 @@ from vexel_core.quant.kernels.packed import pack_q4_0
 
 Q4_0 = GGMLQuantizationType.Q4_0
 SHAPES = {"Q4_0": (14336, 4096, None), "Q4_0/14k": (4096, 14336, None),
-          "Q4_0/gated": (2 * 14336, 4096, "silu")}
+          "Q4_0/gated": (2 * 14336, 4096, "silu"),
+          # Llama-3-8B's two 4,096-column products besides the feed-forward part's: q/k/v fused,
+          # and the attention output
+          "Q4_0/qkv": (6144, 4096, None), "Q4_0/o": (4096, 4096, None)}
 
 
 def rounded(x: mx.array) -> mx.array:

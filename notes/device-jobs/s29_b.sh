@@ -15,9 +15,9 @@ M=gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_s
 M=$M,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
 M=$M,launch__registers_per_thread
 for rows in 6144 4096; do
-  timeout 240 ncu --clock-control none --kernel-name regex:vx_ --csv --metrics $M \
+  timeout 170 ncu --clock-control none --kernel-name regex:vx_ --csv --metrics $M \
     python3 benchmarks/kernel_ncu.py --int8-sweep --cols 4096 --rows $rows --formats Q4_0 \
-    --x-rounded global --launches 2 --budget-s 150 --map $OUT/map-$rows.tsv \
+    --x-rounded global --launches 2 --budget-s 110 --map $OUT/map-$rows.tsv \
     > $OUT/ncu-$rows.csv 2>&1
   echo "== $rows x 4096: ncu rc $? after $(( $(date +%s) - t0 )) s"
   python3 benchmarks/ncu_summary.py $OUT/ncu-$rows.csv --map $OUT/map-$rows.tsv | cut -c1-150
@@ -25,7 +25,7 @@ done
 # The sweep's candidates give these shapes 256-1,024 CTAs of 1-2 rows a warp; fewer CTAs with
 # more rows a warp round x fewer times (a CTA rounds all of it): time those too.
 for rows in 6144 4096; do
-  timeout 150 ncu --clock-control none --kernel-name regex:vx_ --csv --metrics $M \
+  timeout 110 ncu --clock-control none --kernel-name regex:vx_ --csv --metrics $M \
     python3 benchmarks/kernel_ncu.py --int8-sweep --cols 4096 --rows $rows --formats Q4_0 \
     --tilings 4/2/4/924,4/2/4/264,4/2/4/132,8/2/4/132,8/2/4/264,4/3/4/396 \
     --x-rounded global --launches 2 --map $OUT/map-few-$rows.tsv > $OUT/ncu-few-$rows.csv 2>&1
