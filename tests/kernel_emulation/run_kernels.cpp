@@ -77,7 +77,11 @@ int run_gemv_int8_xpre(char** argv, const uint8_t* w, int n, int row_bytes, int 
   const int warps = atoi(argv[3]), stages = atoi(argv[4]), per_lane = atoi(argv[5]);
   const int grid = atoi(argv[6]);
   const bool held = atoi(argv[11]);
-  auto run = [&](auto kernel) { launch(grid, warps * 32, [&] { kernel(w, x, y.data(), n, row_bytes); }); };
+  auto run = [&](auto kernel) {
+    launch(grid, warps * 32, [&] {
+      kernel(w, x, y.data(), n, row_bytes, int(blockIdx.x), int(gridDim.x));
+    });
+  };
 #define VX_INT8_XPRE(W, S, P, H) \
   else if (held == H && warps == W && stages == S && per_lane == P && xpre == 1) \
     run(vx::gemv_int8<TYPE, T, W, S, P, KCAP, H, ACT, 1, uint8_t>); \
@@ -103,7 +107,11 @@ int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
   const int warps = atoi(argv[3]), stages = atoi(argv[4]), per_lane = atoi(argv[5]);
   const int grid = atoi(argv[6]);
   const bool held = atoi(argv[11]);
-  auto run = [&](auto kernel) { launch(grid, warps * 32, [&] { kernel(w, x.data(), y.data(), n, row_bytes); }); };
+  auto run = [&](auto kernel) {
+    launch(grid, warps * 32, [&] {
+      kernel(w, x.data(), y.data(), n, row_bytes, int(blockIdx.x), int(gridDim.x));
+    });
+  };
   // The tilings the tests use: the defaults, two CTAs of two warps, and the (warps, stages,
   // sub-blocks a lane) of benchmarks/int8_sweep.py's candidates; gated, the defaults
   // (library.INT8_TILINGS) and two CTAs of two warps.
@@ -167,7 +175,7 @@ int run_gemv_int8_norm(char** argv, const uint8_t* w, int n, int row_bytes, int 
                        buffer(2 * pass + 1), scratch.data()};
       launch(grid, W * 32, [&] {
         vx::AddNorm<T> mine = e;  // each thread's own, as in the kernel's body
-        kernel(w, x.data(), &mine, n, row_bytes);
+        kernel(w, x.data(), &mine, n, row_bytes, int(blockIdx.x), int(gridDim.x));
         vx::add_norm_finish<W>(mine, n);
       });
     }

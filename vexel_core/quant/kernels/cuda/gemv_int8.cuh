@@ -418,10 +418,13 @@ __device__ __forceinline__ void put_row(AddNorm<T>* e, int row, float sum) {
 // buffer for this K (X = uint8_t), the same values rounded once beforehand: 1 copies it into
 // the CTA's shared memory instead of rounding, 2 leaves it in global memory, where the products
 // read it through L1 (KCAP 0: no shared memory for it). The products are the same either way.
+// cta, ctas: this CTA's place among the product's CTAs, where a launch runs other work in CTAs
+// of its own too (benchmarks/fused_boundary.cu); by default the grid's.
 template <int GGML_TYPE, class T, int WARPS, int STAGES, int PER_LANE, int KCAP, bool XREG,
           int ACT, int XPRE = 0, class X = T, class Y = T*>
 __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, Y y, int N,
-                                          int row_bytes) {
+                                          int row_bytes, int cta = int(blockIdx.x),
+                                          int ctas = int(gridDim.x)) {
   constexpr bool GATED = ACT != 0;
   using F = typename FormatOf<GGML_TYPE>::type;
   using I = Int8Format<GGML_TYPE>;
@@ -454,7 +457,7 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, Y y, int
       XPRE == 2 ? reinterpret_cast<const float*>(reinterpret_cast<const int8_t*>(x) + 32 * nx) : sd;
   const int* xsum = XPRE == 2 ? reinterpret_cast<const int*>(xd + nx) : ssum;
   const int nchunks = (nb + BLOCKS - 1) / BLOCKS;
-  const int gw = int(blockIdx.x) * WARPS + warp, all = int(gridDim.x) * WARPS;
+  const int gw = cta * WARPS + warp, all = ctas * WARPS;
   const int outs = GATED ? N / 2 : N;  // outputs: rows, or (gate, up) row pairs
   // (row, chunk) pairs this warp streams: every chunk of each of its rows, or of both rows of
   // each of its pairs
