@@ -35,8 +35,10 @@
 #    never wait, so no order of CTA scheduling deadlocks. It removes a launch a layer (the
 #    GPU's ramp and tail, ~7-11 us of MLX's host time a kernel: ~0.3 ms a step of host time)
 #    and hides the attention's prologue behind the product. One request (one row) only;
-#    batches keep the two launches. First a benchmark with stand-ins (as l2_prefetch.py), then
-#    the kernel, its emulated and GPU tests, alternate.py in the engine.
+#    batches keep the two launches. First `s30_b.sh` (ready, ~100 s):
+#    benchmarks/fused_boundary.py (written in session 29, compiled locally, never run) times
+#    the q/k/v product and a stand-in attention in one launch against two. Build the kernel
+#    only if "fused" is clearly ahead; then its emulated and GPU tests, alternate.py.
 # C: llama.cpp beside Vexel and mlx-lm: a call of its own for the build (s25_e.sh, ~5.5
 #    minutes; carry .devkit/peers, notes/bench moved out of the tree), the benches right
 #    after on the same warm machine. Never build beside a timed run (session 29's calls D-E).
