@@ -13,6 +13,11 @@ run in order. Arms per shape: the stand-in without a prefetch, with one of the w
 (or of its first ``PREFIX`` bytes) at several spin times. Weight copies cycle through more than
 L2 holds, so only a prefetch puts a layer's weight there. Prints the product's median (p10,
 p90) duration by CUPTI, and the stand-in's, per arm; the arms alternate, twice.
+
+Session 29 (H200, call G; notes/gpu-kernels.md): the output product took 6.0 us with or
+without its whole weight in L2, q/k/v 8.0 against 7.5, gate/up 20.3 against 19.2; and the
+stand-in lasted until its prefetches were done (4 us became 6.0, 8.7, 35.4 us: ~1.6-1.9 TB/s
+from 8 CTAs). Not a lever for the 4,096-column products.
 """
 
 from __future__ import annotations
