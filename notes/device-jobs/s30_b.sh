@@ -5,7 +5,8 @@
 # last, waiting after their prologue) against two launches. Three stand-ins: the decode's
 # prologue as 2, 6 and 10 dependent DRAM loads, 5 us of work after it. If "fused" is not
 # clearly ahead of "separate, 8/2/4/528" (the same product tiling), the fused attention launch
-# (gpu-kernels.md, "Next") is not worth building.
+# (gpu-kernels.md, "Next") is not worth building. Last, the real paged decode of one request at
+# 128 tokens (attention_ncu.py --time), to set beside the stand-in's own time.
 # Carry [".devkit/wheels", ".devkit/setup.sh"].
 #   source .devkit/setup.sh && bash notes/device-jobs/s30_b.sh
 : "${OUT:?set OUT to the output folder}"
@@ -16,3 +17,6 @@ for p in 6 2 10; do
     | grep -v -i "warn" | tee -a $OUT/fused_boundary.txt
   echo "== prologue $p: after $(( $(date +%s) - t0 )) s"
 done
+timeout 60 python3 benchmarks/attention_ncu.py --contexts 128 256 --time 5 2>&1 | grep -E "context|rror" \
+  | tee -a $OUT/fused_boundary.txt
+echo "== after $(( $(date +%s) - t0 )) s"
