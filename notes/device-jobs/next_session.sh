@@ -22,23 +22,19 @@
 # runs fell on a slow host (329.6-379.0 tok/s, mlx-lm 81.1-89.3, 3.9-4.4x; build + submit
 # ~2.4 ms set the pace). Device budget left at the end: 223 s (none usable).
 #
-# A: (~250 s) `s30_a.sh` (ready): Nsight Compute's full set and SASS warp samples on the
-#    engine's output product (plain and with its AddNorm, 4096x4096) and q/k/v product
-#    (6144x4096): which links of the chain hold the ~6-9 us (launch and ramp, x's load and
-#    rounding, the barrier after it, the first stage's wait, the reduction, the AddNorm's last
-#    CTA). Decide B's shape from it.
-# B: the q/k/v product inside the paged decode's launch (design in gpu-kernels.md, "Next",
-#    session 29): product CTAs first in the grid, each a share of one KV head's 768 rows,
-#    counting its rows done into that head's counter; the head's attention CTAs last in the
-#    grid, issuing everything that does not need the new token (parameters, tables, the rope's
-#    frequencies, the history's first rows) before they wait for the counter. Product CTAs
-#    never wait, so no order of CTA scheduling deadlocks. It removes a launch a layer (the
-#    GPU's ramp and tail, ~7-11 us of MLX's host time a kernel: ~0.3 ms a step of host time)
-#    and hides the attention's prologue behind the product. One request (one row) only;
-#    batches keep the two launches. First `s30_b.sh` (ready, ~100 s):
-#    benchmarks/fused_boundary.py (written in session 29, compiled locally, never run) times
-#    the q/k/v product and a stand-in attention in one launch against two. Build the kernel
-#    only if "fused" is clearly ahead; then its emulated and GPU tests, alternate.py.
+# A: (~400 s) `s30_c.sh` (ready) on branch next/fused-attention (check it out first; or
+#    `git apply notes/patches/fused-attention.patch` on main at 47f0746): the q/k/v product
+#    inside the paged decode's launch for one request (prepared in session 29 after the device
+#    time: CPU emulation equal to the two launches bit for bit, nvcc compiles it, never run on
+#    a GPU). Its GPU tests, the compiled decode's, then the engine alternated against the two
+#    launches (ab.py --separate-qkv-product). Merge if correct and shorter in the rounds; then
+#    `vexel bench` one request beside mlx-lm. If it is slower, `s30_b.sh` (stand-ins:
+#    benchmarks/fused_boundary.py) says whether the boundary or the product's fewer CTAs is
+#    the cost, and `s30_a.sh` (Nsight Compute on the 4,096-column products) where their
+#    chain's time goes. Its extension, the output product as a third role (gpu-kernels.md,
+#    "Next"), waits for A's verdict.
+# B: (~250 s) `s30_a.sh` (ready): Nsight Compute's warp samples on the two 4,096-column
+#    products, which session 29 found no faster with their weight in L2.
 # C: llama.cpp beside Vexel and mlx-lm: a call of its own for the build (s25_e.sh, ~5.5
 #    minutes; carry .devkit/peers, notes/bench moved out of the tree), the benches right
 #    after on the same warm machine. Never build beside a timed run (session 29's calls D-E).
