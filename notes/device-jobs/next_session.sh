@@ -23,12 +23,14 @@
 # ~2.4 ms set the pace). Device budget left at the end: 223 s (none usable).
 #
 # A: (~400 s) `s30_c.sh` (ready) on branch next/fused-attention (check it out first; or
-#    `git apply notes/patches/fused-attention.patch` on main at 47f0746): the q/k/v product
+#    `git apply notes/patches/fused-attention.patch` on main at 2222595): the q/k/v product
 #    inside the paged decode's launch for one request (prepared in session 29 after the device
 #    time: CPU emulation equal to the two launches bit for bit, nvcc compiles it, never run on
 #    a GPU). Its GPU tests, the compiled decode's, then the engine alternated against the two
-#    launches (ab.py --separate-qkv-product). Merge if correct and shorter in the rounds; then
-#    `vexel bench` one request beside mlx-lm. If it is slower, `s30_b.sh` (stand-ins:
+#    launches (ab.py --separate-qkv-product). Then at once (the machine stays warm 30 s)
+#    `s30_d.sh`: its GPU time a layer against the two launches (benchmarks/after_product.py)
+#    and `vexel bench` one request beside mlx-lm. Merge if correct and shorter in the
+#    rounds. If it is slower, `s30_b.sh` (stand-ins:
 #    benchmarks/fused_boundary.py) says whether the boundary or the product's fewer CTAs is
 #    the cost, and `s30_a.sh` (Nsight Compute on the 4,096-column products) where their
 #    chain's time goes. Its extension, the output product as a third role (gpu-kernels.md,
