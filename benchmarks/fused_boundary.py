@@ -67,11 +67,29 @@ STAND_IN = mx.fast.cuda_kernel(
 Layer = Callable[[mx.array, mx.array], mx.array]  # (x, weight) -> the next x
 
 
-def fused_kernel(shared: int):
+Fused = Callable[[mx.array, mx.array], tuple[mx.array, mx.array]]  # (x, w) -> (y, next x)
+
+
+def fused_launch(chain: mx.array, count: mx.array, prologue: int, spin_ns: int,
+                 tiling: Int8Tiling, shared: int | None = None) -> Fused:
+    """The fused launch (benchmarks/fused_boundary.cu): the product at *tiling*, then the
+    stand-in; *shared* bytes of dynamic shared memory (default: the product's)."""
+    launch = _int8_launch("cuda", Q4_0, (ROWS, K // 1024 * 576), mx.uint8, (1, K),
+                          mx.bfloat16, tiling, packed=True)
     header = kernel_source("cuda", "gemv_int8")[0] + "\n" + _HEADER
-    return mx.fast.cuda_kernel("vx_fused", ["w", "x", "chain", "count"], ["y", "xn"],
-                               (HERE / "fused_boundary.cu").read_text(), header,
-                               shared_memory=shared)
+    kernel = mx.fast.cuda_kernel("vx_fused", ["w", "x", "chain", "count"], ["y", "xn"],
+                                 (HERE / "fused_boundary.cu").read_text(), header,
+                                 shared_memory=shared or launch.shared)
+    threads = launch.threadgroup[0]
+    ctas = launch.grid[0] // threads + A_CTAS
+
+    def run(x: mx.array, w: mx.array) -> tuple[mx.array, mx.array]:
+        y, xn = kernel(inputs=[w, x, chain, count],
+                       template=[*launch.template, ("PROLOGUE", prologue), ("SPIN_NS", spin_ns)],
+                       grid=(ctas * threads, 1, 1), threadgroup=(threads, 1, 1),
+                       output_shapes=[(1, ROWS), (1, K)], output_dtypes=[mx.bfloat16, mx.bfloat16])
+        return y, xn
+    return run
 
 
 def layers(chain: mx.array, count: mx.array, prologue: int, spin_ns: int
@@ -90,21 +108,8 @@ def layers(chain: mx.array, count: mx.array, prologue: int, spin_ns: int
         return layer
 
     def fused(tiling: Int8Tiling, shared: int | None = None) -> Layer:
-        launch = _int8_launch("cuda", Q4_0, (ROWS, K // 1024 * 576), mx.uint8, (1, K),
-                              mx.bfloat16, tiling, packed=True)
-        kernel = fused_kernel(shared or launch.shared)
-        threads = launch.threadgroup[0]
-        ctas = launch.grid[0] // threads + A_CTAS
-
-        def layer(x: mx.array, w: mx.array) -> mx.array:
-            _, xn = kernel(inputs=[w, x, chain, count],
-                           template=[*launch.template, ("PROLOGUE", prologue),
-                                     ("SPIN_NS", spin_ns)],
-                           grid=(ctas * threads, 1, 1), threadgroup=(threads, 1, 1),
-                           output_shapes=[(1, ROWS), (1, K)],
-                           output_dtypes=[mx.bfloat16, mx.bfloat16])
-            return xn
-        return layer
+        run = fused_launch(chain, count, prologue, spin_ns, tiling, shared)
+        return lambda x, w: run(x, w)[1]
 
     return {"separate, engine's tiling": separate(ENGINE),
             "separate, 8/2/4/528": separate(FUSED),
@@ -114,13 +119,7 @@ def layers(chain: mx.array, count: mx.array, prologue: int, spin_ns: int
 
 def check(chain: mx.array, count: mx.array, w: mx.array, x: mx.array) -> str:
     """The fused launch's product and next x against the separate product's."""
-    launch = _int8_launch("cuda", Q4_0, w.shape, w.dtype, x.shape, x.dtype, FUSED, packed=True)
-    threads = launch.threadgroup[0]
-    y, xn = fused_kernel(launch.shared)(
-        inputs=[w, x, chain, count], template=[*launch.template, ("PROLOGUE", 2),
-                                               ("SPIN_NS", 0)],
-        grid=(launch.grid[0] + A_CTAS * threads, 1, 1), threadgroup=(threads, 1, 1),
-        output_shapes=[(1, ROWS), (1, K)], output_dtypes=[mx.bfloat16, mx.bfloat16])
+    y, xn = fused_launch(chain, count, 2, 0, FUSED)(x, w)
     ref = library("cuda").gemv(x, w, Q4_0, tiling=FUSED, packed=True)
     got, nxt, want = (np.array(a.astype(mx.float32)) for a in (y, xn, ref))
     return (f"product {'equal' if np.array_equal(got, want) else 'DIFFERENT'}, next x "
