@@ -23,7 +23,7 @@
 # ~2.4 ms set the pace). Device budget left at the end: 223 s (none usable).
 #
 # A: (~400 s) `s30_c.sh` (ready) on branch next/fused-attention (check it out first; or
-#    `git apply notes/patches/fused-attention.patch` on main at 2222595): the q/k/v product
+#    `git apply notes/patches/fused-attention.patch` on main at 1b6ef97): the q/k/v product
 #    inside the paged decode's launch for one request (prepared in session 29 after the device
 #    time: CPU emulation equal to the two launches bit for bit, nvcc compiles it, never run on
 #    a GPU). Its GPU tests, the compiled decode's, then the engine alternated against the two
