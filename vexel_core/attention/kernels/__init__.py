@@ -104,10 +104,13 @@ def _kernel(backend: str) -> Any:
 @cache
 def _placeholders(dtype: mx.Dtype) -> tuple[mx.array, ...]:
     """``rope_freqs`` for a launch that does not rotate, ``after``, ``k_new``, ``v_new`` and
-    ``new_slots`` for one that does not write, made (and evaluated) once."""
-    arrays = (mx.zeros((1,), dtype=mx.float32), mx.zeros((1,), dtype=mx.int32),
-              mx.zeros((1, 1, 1), dtype=dtype), mx.zeros((1, 1, 1), dtype=dtype),
-              mx.zeros((1,), dtype=mx.int32))
+    ``new_slots`` for one that does not write, made (and evaluated) once. Each at least
+    `gpu.TOKEN_SHAPE`, out of MLX's small pool (`gpu.TOKEN_SHAPE` says why); a kernel reads
+    element 0 of each, or none."""
+    token = gpu.TOKEN_SHAPE[0]
+    arrays = (mx.zeros((token,), dtype=mx.float32), mx.zeros((token,), dtype=mx.int32),
+              mx.zeros((1, 1, token), dtype=dtype), mx.zeros((1, 1, token), dtype=dtype),
+              mx.zeros((token,), dtype=mx.int32))
     mx.eval(arrays)
     return arrays
 
@@ -118,8 +121,11 @@ def _counters(n: int) -> mx.array:
     launch (its last CTA of each pair resets its count). Shared by every launch of that many
     pairs: MLX may run launches that do not depend on each other's outputs at the same time
     (its CUDA graphs follow the data), and a model's layers, the only launches that share
-    them, are ordered by their data. Evaluated: a kernel reads plain data."""
-    counters = mx.zeros((n,), dtype=mx.uint32)
+    them, are ordered by their data. Evaluated: a kernel reads plain data. At least
+    `gpu.TOKEN_SHAPE`: two pairs' counts (8 bytes) would come from MLX's small pool of managed
+    memory, where each atomic add crosses the bus (session 30: 110 CTAs' adds to a count there
+    took a launch 153 us, against 18 in device memory)."""
+    counters = mx.zeros((max(n, gpu.TOKEN_SHAPE[0]),), dtype=mx.uint32)
     mx.eval(counters)
     return counters
 
