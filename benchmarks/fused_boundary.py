@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from gpu_timeline import cupti_spans  # noqa: E402
 from kernels import NOT_IN_L2, fresh_copy, random_blocks  # noqa: E402
 
-from vexel_core.gpu import cuda_header, on_cuda  # noqa: E402
+from vexel_core.gpu import TOKEN_SHAPE, cuda_header, on_cuda  # noqa: E402
 from vexel_core.quant.kernels import library  # noqa: E402
 from vexel_core.quant.kernels.library import Int8Tiling, _int8_launch, kernel_source  # noqa: E402
 from vexel_core.quant.kernels.packed import pack_q4_0  # noqa: E402
@@ -159,7 +159,7 @@ def main() -> None:
     one = pack_q4_0(random_blocks(Q4_0, ROWS, K))
     copies = [one] + [fresh_copy(one) for _ in range(math.ceil(NOT_IN_L2 / one.nbytes) - 1)]
     chain = mx.random.randint(0, CHAIN, (CHAIN,), dtype=mx.int32)
-    count = mx.zeros((2,), dtype=mx.uint32)
+    count = mx.zeros(TOKEN_SHAPE, dtype=mx.uint32)  # not the small pool (gpu.py)
     x = (mx.random.normal((1, K)) * 0.1).astype(mx.bfloat16)
     mx.eval(copies, chain, count, x)
     print(f"check: {check(chain, count, one, x)}", flush=True)
