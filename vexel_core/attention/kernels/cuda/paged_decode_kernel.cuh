@@ -183,7 +183,7 @@ __device__ __forceinline__ void paged_decode(
   int c0 = lo + warp * 32;
   const int block = block_of(max(0, min(c0 + lane, ctx - 1)));  // used where c0 + lane < hi
   const bool writes = writing && lo <= ctx - 1 && ctx - 1 < hi;
-  // a CTA that does not write reads its own q head instead: placeholders have one element
+  // a CTA that does not write reads its own q head instead: placeholders are shorter than a row
   const T* kh = writes ? k_new + seq * k_new_strides[0] + k_head * k_new_strides[1]
                        : q + seq * q_strides[0] + kvh * REP * q_strides[1];
   const T* vh = writes ? v_new + seq * v_new_strides[0] + v_head * v_new_strides[1] : kh;
