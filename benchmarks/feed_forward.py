@@ -3,6 +3,7 @@
 (`gemv_int8`'s gated mode, then the down product with its AddNorm epilogue), packed Q4_0, bf16.
 
     python benchmarks/feed_forward.py [--rounds 3]
+    python benchmarks/feed_forward.py --untimed 2   # under Nsight Compute
 
 Checked first on one input: h within one bf16 step of the two launches' (the down sums differ
 by float32's roundings), and the same bits from three launches. Then each arm runs as a chain
@@ -41,6 +42,9 @@ EPS = 1e-5
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--untimed", type=int, metavar="N", default=0,
+                        help="instead of timing, run the one launch N times over the weight "
+                             "copies (under Nsight Compute: CUPTI takes one subscriber)")
     args = parser.parse_args()
     if not on_cuda():
         sys.exit("feed_forward.py needs MLX's CUDA backend")
@@ -88,6 +92,11 @@ def main() -> None:
             return state[0]
         return run
 
+    if args.untimed:
+        run = chain(one_launch)
+        for _ in range(args.untimed):
+            mx.eval(run(weights))
+        return
     arms = [("two launches (gated, down + AddNorm)", chain(two_launches)),
             ("one launch (feed_forward)", chain(one_launch))]
     print(f"{len(weights)} weight copies of {nbytes / 1e6:.1f} MB; GPU us a block "

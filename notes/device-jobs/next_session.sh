@@ -13,33 +13,28 @@
 #   pip download --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
 #     -d .devkit/pyspy py-spy
 #
-# Written at the end of session 29. Main now: session 28's code with q kept raw in the paged
-# decode's prologue (merged, 0.15-0.35 us a layer). Session 29 measured and set aside
-# two lanes a token (slower) and the feed-forward kernel's grouped down offsets (level); found
-# no tiling of the 4,096-column products more than ~0.5 us faster; and found those products
-# no faster with their whole weight already in L2 (benchmarks/l2_prefetch.py: output 6.0 us
-# either way): their time is a chain of dependent steps, not bytes. Its three one-request
-# runs fell on a slow host (329.6-379.0 tok/s, mlx-lm 81.1-89.3, 3.9-4.4x; build + submit
-# ~2.4 ms set the pace). Device budget left at the end: 223 s (none usable).
+# Written at the end of session 30. Main now: session 29's code, with the split merge's counts
+# and the paged decode's placeholders out of MLX's small pool (attention GPU tests 136 passed,
+# 8 skipped) and tests/test_kernel_arrays.py guarding that rule. Session 30 ran session 29's
+# fused launch (the q/k/v product inside the paged decode's launch): first 163 us a layer,
+# because its counts were 8 bytes of managed memory; fixed, correct (5 of 5 GPU test runs)
+# but not faster (GPU level at 128 tokens, +0.3-1.6 us a layer beyond; the step +0.064 ms in
+# alternate.py): set aside as notes/patches/fused-attention.patch (a host lever for later:
+# gpu-kernels.md). One request: 409.7 tok/s against mlx-lm's 108.5 (3.78x); build 0.71 +
+# submit 1.35 ms a step, the GPU ~2.3 ms: level. Device budget left at the end: ~260 s.
 #
-# A: (~400 s) `s30_c.sh` (ready) on branch next/fused-attention (check it out first; or
-#    `git apply notes/patches/fused-attention.patch` on main at 1b6ef97): the q/k/v product
-#    inside the paged decode's launch for one request (prepared in session 29 after the device
-#    time: CPU emulation equal to the two launches bit for bit, nvcc compiles it, never run on
-#    a GPU). Its GPU tests, the compiled decode's, then the engine alternated against the two
-#    launches (ab.py --separate-qkv-product). Then at once (the machine stays warm 30 s)
-#    `s30_d.sh`: its GPU time a layer against the two launches (benchmarks/after_product.py)
-#    and `vexel bench` one request beside mlx-lm. Merge if correct and shorter in the
-#    rounds. If it is slower, `s30_b.sh` (stand-ins:
-#    benchmarks/fused_boundary.py) says whether the boundary or the product's fewer CTAs is
-#    the cost, and `s30_a.sh` (Nsight Compute on the 4,096-column products) where their
-#    chain's time goes. Its extension, the output product as a third role (gpu-kernels.md,
-#    "Next"), waits for A's verdict.
-# B: (~250 s) `s30_a.sh` (ready): Nsight Compute's warp samples on the two 4,096-column
-#    products, which session 29 found no faster with their weight in L2.
-# C: llama.cpp beside Vexel and mlx-lm: a call of its own for the build (s25_e.sh, ~5.5
-#    minutes; carry .devkit/peers, notes/bench moved out of the tree), the benches right
-#    after on the same warm machine. Never build beside a timed run (session 29's calls D-E).
+# A: (~250 s) `s30_a.sh` (ready, main): Nsight Compute's warp samples on the three 4,096-column
+#    launches (output + AddNorm, plain output, q/k/v). Together ~16-18 us a layer (0.5 ms a
+#    step) at 30-45% of the copy bandwidth, and no faster with their weight in L2 (session 29):
+#    read the samples by phase (launch, x's rounding and its barrier, the first stage's wait,
+#    the loop, the reduction, the AddNorm's last CTA) and shorten the longest.
+# B: llama.cpp beside Vexel and mlx-lm: the build in a call of its own (s25_e.sh, ~5.5
+#    minutes; carry .devkit/peers, notes/bench moved out of the tree), then at once on the
+#    same warm machine `vexel bench` one request beside mlx-lm (s30_d.sh's second half). Never
+#    build beside a timed run (session 29's calls D-E).
+# C: the feed-forward kernel's down phase (~15 us of its ~37.7 for 33 MB, 2.2 TB/s: the
+#    largest single loss of the step, ~0.5 ms of 2.3) under Nsight Compute's warp samples
+#    (`s31_c.sh`, ready: benchmarks/feed_forward.py --untimed under ncu).
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
