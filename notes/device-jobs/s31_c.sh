@@ -1,10 +1,10 @@
 # Planned for session 31 (written in session 30), call C, main: where the feed-forward
 # launch's ~37.7 us go (cuda/feed_forward.cuh: the gated phase ~20 us for 66 MB, the down phase
-# ~15 us for 33 MB at ~2.2 TB/s, session 27's phase timer). Nsight Compute's full set with the
-# SASS's warp samples on one launch in the chain of weight copies (benchmarks/feed_forward.py
-# --untimed 4: its check's three launches, then four runs over three copies; the 7th). Read the samples by
-# phase: the gated rows, the barrier between the phases, the down columns' loads, the int64
-# atomics at L2, the last CTA's AddNorm.
+# ~15 us for 33 MB at ~2.2 TB/s, session 27's phase timer). Nsight Compute's full set with
+# the SASS's warp samples on one launch of benchmarks/feed_forward.py --untimed 4 (its check's
+# three launches, then four runs over three weight copies: the 7th launch). Read the samples
+# by phase: the gated rows, the barrier between the phases, the down columns' loads, the
+# int64 atomics at L2, the last CTA's AddNorm.
 # Carry [".devkit/wheels", ".devkit/setup.sh"].
 #   source .devkit/setup.sh && bash notes/device-jobs/s31_c.sh
 : "${OUT:?set OUT to the output folder}"
