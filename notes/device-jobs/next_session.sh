@@ -21,8 +21,18 @@
 # but not faster (GPU level at 128 tokens, +0.3-1.6 us a layer beyond; the step +0.064 ms in
 # alternate.py): set aside as notes/patches/fused-attention.patch (a host lever for later:
 # gpu-kernels.md). One request: 409.7 tok/s against mlx-lm's 108.5 (3.78x); build 0.71 +
-# submit 1.35 ms a step, the GPU ~2.3 ms: level. Device budget left at the end: ~260 s.
+# submit 1.35 ms a step, the GPU ~2.3 ms: level. Device budget left at the end: 143 s (none usable).
 #
+# D first: (~200 s) `s31_d.sh` (ready) on branch next/ff-slices (or `git apply
+#    notes/patches/ff-slices.patch` on main): the feed-forward kernel reading its down matrix
+#    in column slices (`packed.slice_q4_0`), a probe written after call J's Nsight Compute run
+#    (below): each CTA streams contiguous 576-byte super-blocks of its own 64 columns instead
+#    of two sectors a row. Emulated equal to the packed rows bit for bit; nvcc 13: 108
+#    registers either way. Its GPU test, then feed_forward.py's three arms. If it is faster
+#    by a few us, the engine needs every reader of a down matrix to take the layout (the float
+#    kernel for 2-8 rows, the prefill's tiles, the CPU path), or the loader to pick it only
+#    where the one-row kernel applies and the others dequantize from it: a design to write
+#    before code (gpu-kernels.md, "Next").
 # A: (~250 s) `s30_a.sh` (ready, main): Nsight Compute's warp samples on the three 4,096-column
 #    launches (output + AddNorm, plain output, q/k/v). Together ~16-18 us a layer (0.5 ms a
 #    step) at 30-45% of the copy bandwidth, and no faster with their weight in L2 (session 29):
@@ -32,9 +42,8 @@
 #    minutes; carry .devkit/peers, notes/bench moved out of the tree), then at once on the
 #    same warm machine `vexel bench` one request beside mlx-lm (s30_d.sh's second half). Never
 #    build beside a timed run (session 29's calls D-E).
-# C: the feed-forward kernel's down phase (~15 us of its ~37.7 for 33 MB, 2.2 TB/s: the
-#    largest single loss of the step, ~0.5 ms of 2.3) under Nsight Compute's warp samples
-#    (`s31_c.sh`, ready: benchmarks/feed_forward.py --untimed under ncu).
+# C: done in session 30 (call J, `s31_c.sh`): the feed-forward launch's down phase waits on
+#    its weight loads (notes/bench/s30/j); D is what it suggested.
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
