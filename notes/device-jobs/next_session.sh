@@ -42,6 +42,9 @@
 #    minutes; carry .devkit/peers, notes/bench moved out of the tree), then at once on the
 #    same warm machine `vexel bench` one request beside mlx-lm (s30_d.sh's second half). Never
 #    build beside a timed run (session 29's calls D-E).
+# E: (~150 s) `s31_e.sh` (ready, main): whether the step's one page fault (session 20: ~100
+#    us, the host-made step array's first GPU reader) still costs ~4% of the step; if it does,
+#    the decode state kept on the device is the next host-side lever (the script says how).
 # C: done in session 30 (call J, `s31_c.sh`): the feed-forward launch's down phase waits on
 #    its weight loads (notes/bench/s30/j); D is what it suggested.
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
