@@ -13,7 +13,7 @@ export VEXEL_CACHE=/tmp/vx
 mkdir -p /tmp/vx
 t0=$(date +%s)
 timeout 300 python3 benchmarks/gpu_timeline.py --bin-ms 50 --top 12 --where paged_decode \
-  --last 96 --where feed_forward --last 64 -- bench --random llama3-8b --dtype q4_0 -n 1 \
+  --last 96 -- bench --random llama3-8b --dtype q4_0 -n 1 \
   --prompt-len 128 --output-len 128 --kv-cache-memory 16GiB > $OUT/timeline.txt 2>&1
 echo "== gpu_timeline rc $? after $(( $(date +%s) - t0 )) s"
 grep -v -i warn $OUT/timeline.txt | tail -30
