@@ -42,9 +42,13 @@
 #    minutes; carry .devkit/peers, notes/bench moved out of the tree), then at once on the
 #    same warm machine `vexel bench` one request beside mlx-lm (s30_d.sh's second half). Never
 #    build beside a timed run (session 29's calls D-E).
-# E: (~150 s) `s31_e.sh` (ready, main): whether the step's one page fault (session 20: ~100
-#    us, the host-made step array's first GPU reader) still costs ~4% of the step; if it does,
-#    the decode state kept on the device is the next host-side lever (the script says how).
+# F: (~300 s) `s31_f.sh` (ready) on branch next/device-step (or `git apply
+#    notes/patches/device-step.patch`): the decode step's array made on the device as the
+#    last one plus one (runner.StepArrayMaker), so that 15 steps in 16 at one request have no
+#    host-made array and no page fault (session 20: ~100 us a step, ~4%). CPU tests: the same
+#    tokens and log-probs bit for bit. The engine alternated against ab.py
+#    --host-step-arrays, then the paged decode's launches in order. Merge if shorter.
+#    (`s31_e.sh` is the same question asked of main alone; F answers it too.)
 # C: done in session 30 (call J, `s31_c.sh`): the feed-forward launch's down phase waits on
 #    its weight loads (notes/bench/s30/j); D is what it suggested.
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
