@@ -3,9 +3,10 @@ placeholders, ordering tokens) and their tiny outputs are all larger than 8 byte
 
 MLX's CUDA allocator serves arrays of 8 bytes or less from one small pool of managed memory
 (``small_block_size`` in mlx/backend/cuda/allocator.cpp), which the host's own tiny arrays
-share. A kernel that reads such an array pays page faults (session 21: a 4-byte eps cost a
-512-CTA product ~16 us a launch), and one whose CTAs add to a count there crosses the bus at
-every atomic (session 30: a launch of 153 us that takes 18 in device memory). Nothing here
+share. A kernel that reads such an array reaches it across the bus or faults it back (session
+21: a 4-byte eps cost a 512-CTA product ~16 us a launch), and one whose CTAs add to a count
+there crosses the bus at every atomic (session 30: a launch of 153 us that takes 18 in device
+memory). Nothing here
 needs a GPU: the sizes are the ones the engine would ask MLX for.
 """
 
