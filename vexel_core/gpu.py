@@ -17,13 +17,14 @@ import mlx.core as mx
 
 TOKEN_SHAPE = (8,)
 """The shape of the custom kernels' ordering tokens and unused outputs (only element 0 is
-written): 16 bytes or more in any dtype. MLX's CUDA allocator serves arrays of 8 bytes or
-less from one small pool of managed memory (mlx/backend/cuda/allocator.cpp; advised
-AccessedBy the GPU since MLX 0.29.3, ReadMostly before), shared with the tiny arrays the host
-writes and reads every step (the sampled token): a page the host touched is reached across
-the bus or faulted back, at every access (the slow paged decode launches of session 19, gone
-in session 20 with this and `engine.runner.step_arrays`; session 21's 4-byte eps; session
-30's 8-byte counts, each atomic add ~1 us; notes/gpu-kernels.md).
+written): 16 bytes or more in any dtype of two bytes or more. MLX's CUDA allocator serves
+arrays of 8 bytes or less from one small pool of managed memory (mlx/backend/cuda/
+allocator.cpp; advised AccessedBy the GPU since MLX 0.29.3, ReadMostly before), shared with
+the tiny arrays the host writes and reads every step (the sampled token): a page the host
+touched is reached across the bus or faulted back, at every access (the slow paged decode
+launches of session 19, gone in session 20 with this and `engine.runner.step_arrays`;
+session 21's 4-byte eps; session 30's 8-byte counts, each atomic add ~1 us;
+notes/gpu-kernels.md).
 Read through `vexel_core.gpu.TOKEN_SHAPE` at call time (benchmarks/ab.py --tiny-tokens sets it
 back to (1,))."""
 

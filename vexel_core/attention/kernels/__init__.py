@@ -123,8 +123,8 @@ def _counters(n: int) -> mx.array:
     (its CUDA graphs follow the data), and a model's layers, the only launches that share
     them, are ordered by their data. Evaluated: a kernel reads plain data. At least
     `gpu.TOKEN_SHAPE`: two pairs' counts (8 bytes) would come from MLX's small pool of managed
-    memory, where each atomic add crosses the bus (session 30: 110 CTAs' adds to a count there
-    took a launch 153 us, against 18 in device memory)."""
+    memory, where each atomic add crosses the bus (session 30: a launch whose 110 CTAs added
+    to an 8-byte count there took 153 us, 18 with the count in device memory)."""
     counters = mx.zeros((max(n, gpu.TOKEN_SHAPE[0]),), dtype=mx.uint32)
     mx.eval(counters)
     return counters
