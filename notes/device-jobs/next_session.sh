@@ -23,7 +23,9 @@
 # gpu-kernels.md). One request: 409.7 tok/s against mlx-lm's 108.5 (3.78x); build 0.71 +
 # submit 1.35 ms a step, the GPU ~2.3 ms: level. Device budget left at the end: 143 s (none usable).
 #
-# D first: (~200 s) `s31_d.sh` (ready) on branch next/ff-slices (or `git apply
+# D and F together first: `s31_df.sh` on branch next/s31-probes (both branches merged onto
+#    main; ~550 s, one machine start). Or each alone:
+# D: (~200 s) `s31_d.sh` (ready) on branch next/ff-slices (or `git apply
 #    notes/patches/ff-slices.patch` on main): the feed-forward kernel reading its down matrix
 #    in column slices (`packed.slice_q4_0`), a probe written after call J's Nsight Compute run
 #    (below): each CTA streams contiguous 576-byte super-blocks of its own 64 columns instead
