@@ -6,8 +6,7 @@ MLX's CUDA allocator serves arrays of 8 bytes or less from one small pool of man
 share. A kernel that reads such an array reaches it across the bus or faults it back (session
 21: a 4-byte eps cost a 512-CTA product ~16 us a launch), and one whose CTAs add to a count
 there crosses the bus at every atomic (session 30: a launch of 153 us that takes 18 in device
-memory). Nothing here
-needs a GPU: the sizes are the ones the engine would ask MLX for.
+memory). Nothing here needs a GPU: the sizes are the ones the engine would ask MLX for.
 """
 
 from __future__ import annotations
