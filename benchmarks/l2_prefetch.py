@@ -105,5 +105,6 @@ def main() -> None:
             for arm in ARMS:
                 print(f"  {arm[0]:24s} {time_arm(arm, copies, y, act, a.layers)}", flush=True)
 
+
 if __name__ == "__main__":
     main()

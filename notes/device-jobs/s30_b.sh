@@ -1,3 +1,5 @@
+# Not run: session 30 measured the real fused launch instead, and removed fused_boundary.*
+# (restore with `git show 94b0bddf085c:benchmarks/fused_boundary.py` and its .cu, .cuh).
 # Planned for session 30 (written in session 29), call B, main: is a phase boundary inside one
 # launch cheaper than the launch it saves? benchmarks/fused_boundary.py (new in session 29,
 # compiled locally with nvcc, never run): the q/k/v product and a stand-in for the paged

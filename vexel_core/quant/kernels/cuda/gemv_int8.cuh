@@ -419,7 +419,7 @@ __device__ __forceinline__ void put_row(AddNorm<T>* e, int row, float sum) {
 // the CTA's shared memory instead of rounding, 2 leaves it in global memory, where the products
 // read it through L1 (KCAP 0: no shared memory for it). The products are the same either way.
 // cta, ctas: this CTA's place among the product's CTAs, where a launch runs other work in CTAs
-// of its own too (benchmarks/fused_boundary.cu); by default the grid's.
+// of its own too (notes/patches/fused-attention.patch); by default the grid's.
 template <int GGML_TYPE, class T, int WARPS, int STAGES, int PER_LANE, int KCAP, bool XREG,
           int ACT, int XPRE = 0, class X = T, class Y = T*>
 __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, Y y, int N,
