@@ -3,6 +3,7 @@
 
     python benchmarks/ab.py [--inline-headers] [--float-one-row] [--plain-norm-add] \
         [--unfused-glu] [--separate-cache-write] [--long-bodies] [--separate-step-arrays] \
+        [--host-step-arrays] \
         [--tiny-tokens] [--separate-add-norm] [--segment-compile] [--separate-rope] \
         [--sliced-heads] [--long-spans] [--separate-feed-forward] \
         bench --random llama3-8b --dtype q4_0 -n 1 ...
@@ -24,6 +25,9 @@
 * ``--separate-step-arrays``: a step's positions, slots, block tables and context lengths as
   four host-made arrays, as before session 19, instead of views of one
   (`vexel_core.engine.runner.step_arrays`).
+* ``--host-step-arrays``: every step's array made on the host, as before session 30,
+  instead of the last one's plus one on the device where every sequence decodes within its
+  blocks (`vexel_core.engine.runner.StepArrayMaker`).
 * ``--tiny-tokens``: the kernels' ordering tokens and unused outputs of shape (1,), as before
   session 19, instead of `vexel_core.gpu.TOKEN_SHAPE`.
 * ``--separate-add-norm``: the output and down products, then ``add_rms_norm``, as before
@@ -109,14 +113,19 @@ def separate_step_arrays() -> None:
 
     runner = importlib.import_module("vexel_core.engine.runner")
 
-    def separate(positions: list[int], slots: list[int], context_lens: list[int],
-                 tables: list[int], width: int) -> object:
+    def separate(self: object, positions: list[int], slots: list[int],
+                 context_lens: list[int], tables: list[int], width: int) -> object:
         # the lengths left to the attention's step plan, which made them as before
         return runner.StepArrays(
             mx.array(positions, dtype=mx.int32), mx.array(slots, dtype=mx.int32), None,
             mx.array(tables, dtype=mx.int32).reshape(len(context_lens), width))
 
-    runner.step_arrays = separate
+    runner.StepArrayMaker.__call__ = separate
+
+
+def host_step_arrays() -> None:
+    runner = importlib.import_module("vexel_core.engine.runner")
+    runner.StepArrayMaker._advanced = lambda self, *args: None
 
 
 def tiny_tokens() -> None:
@@ -208,6 +217,7 @@ CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--plain-norm-add": plain_norm_add, "--unfused-glu": unfused_glu,
            "--separate-cache-write": separate_cache_write, "--long-bodies": long_bodies,
            "--separate-step-arrays": separate_step_arrays, "--tiny-tokens": tiny_tokens,
+           "--host-step-arrays": host_step_arrays,
            "--separate-add-norm": separate_add_norm, "--segment-compile": segment_compile,
            "--separate-rope": separate_rope, "--sliced-heads": sliced_heads,
            "--long-spans": long_spans, "--separate-feed-forward": separate_feed_forward}

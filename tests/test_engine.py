@@ -345,3 +345,55 @@ def test_seeded_sampling_is_the_same_pipelined_or_not(make_engine) -> None:  # t
         GenerationRequest("p", [1, 310, 311], penalised, 20, ignore_eos=True)])
     assert mixed["x"] == alone["x"]
     assert len(set(alone["x"][0])) > 3
+
+
+def test_step_arrays_advanced_on_the_device_hold_the_hosts_values() -> None:
+    # StepArrayMaker (on CUDA by default): a decode step's array is the last one plus one
+    # where every sequence's next token is the next slot of the same blocks; anything else
+    # (a prompt, a new block, a sequence gone or added) is made on the host. Either way the
+    # values are the host's. Two sequences over 40 tokens with blocks of 16: steps with a
+    # crossing take the host's array.
+    from vexel_core.engine.runner import StepArrayMaker, step_arrays
+
+    maker = StepArrayMaker(on_device=True)
+    tables = {0: [7], 1: [3, 9]}
+    expected_advanced = 0
+    for step in range(40):
+        if step == 0:  # prompts: 5 and 20 tokens
+            positions, slots = list(range(5)) + list(range(20)), []
+            lens = [5, 20]
+        else:
+            positions, lens = [4 + step, 19 + step], [5 + step, 20 + step]
+        for s, n in enumerate(lens):
+            while len(tables[s]) * 16 < n:  # a block when the sequence enters it
+                tables[s].append(11 + 2 * len(tables[s]) + s)
+        if step:
+            slots = [tables[s][p // 16] * 16 + p % 16 for s, p in enumerate(positions)]
+            crossed = any(p % 16 == 0 for p in positions) or step == 1
+            expected_advanced += not crossed
+        else:
+            slots = [tables[0][p // 16] * 16 + p % 16 for p in range(5)] + [
+                tables[1][p // 16] * 16 + p % 16 for p in range(20)]
+        width = 4
+        flat = [b for s in (0, 1) for b in tables[s] + [0] * (width - len(tables[s]))]
+        got = maker(positions, slots, lens, flat, width)
+        want = step_arrays(positions, slots, lens, flat, width)
+        for a, b in zip(got, want, strict=True):
+            assert a is not None and b is not None
+            assert np.array_equal(np.array(a), np.array(b)), step
+    assert maker.advanced == expected_advanced > 30
+
+
+@pytest.mark.parametrize("backend", ["sdpa", "paged"])
+def test_step_arrays_made_on_the_device_change_no_token(make_engine, backend: str) -> None:  # type: ignore[no-untyped-def]
+    # The engine with its step arrays advanced on the device (CUDA's default, forced here)
+    # against the host's arrays: the same tokens and log-probs, bit for bit, over prompts,
+    # block crossings and a batch that changes as requests finish.
+    reqs = [GenerationRequest(r.request_id, r.prompt_ids, r.sampling, 40, ignore_eos=True)
+            for r in _requests(4, seed=7)]
+    host = make_engine(attention_backend=backend, max_batch_size=4)
+    device = make_engine(attention_backend=backend, max_batch_size=4)
+    device.runner.step_arrays.on_device = True
+    assert run_traced(device, _copy(reqs)) == run_traced(host, _copy(reqs))
+    assert device.runner.step_arrays.advanced > 0
+    assert host.runner.step_arrays.advanced == 0
