@@ -1,21 +1,20 @@
-# Planned for session 31 (written in session 30), call C, main: where the feed-forward
-# launch's ~37.7 us go (cuda/feed_forward.cuh: the gated phase ~20 us for 66 MB, the down phase
-# ~15 us for 33 MB at ~2.2 TB/s, session 27's phase timer). Nsight Compute's full set with
-# the SASS's warp samples on one launch of benchmarks/feed_forward.py --untimed 4 (its check's
-# three launches, then four runs over three weight copies: the 7th launch). Read the samples
-# by phase: the gated rows, the barrier between the phases, the down columns' loads, the
-# int64 atomics at L2, the last CTA's AddNorm.
-# Carry [".devkit/wheels", ".devkit/setup.sh"].
+# Session 31, call C, at once after s31_b.sh on the same warm machine: the three engines on one
+# Q4_0 request, each alone: llama.cpp's tg128 (llama-bench), then `vexel bench` beside mlx-lm
+# (the workload of session 30's call H).
+# Carry [".devkit/wheels", ".devkit/setup.sh", ".devkit/peers"] with notes/bench moved out.
 #   source .devkit/setup.sh && bash notes/device-jobs/s31_c.sh
 : "${OUT:?set OUT to the output folder}"
 export VEXEL_CACHE=/tmp/vx
+mkdir -p /tmp/vx
 t0=$(date +%s)
-timeout 240 ncu --clock-control none --set full --import-source no -k regex:vx_feed_forward \
-  --launch-skip 6 -c 1 -f -o /tmp/ff \
-  python3 benchmarks/feed_forward.py --untimed 4 > /tmp/ff.log 2>&1
-echo "== ncu rc $? after $(( $(date +%s) - t0 )) s"; grep -iE "rror|==PROF|check" /tmp/ff.log | head -5
-ncu -i /tmp/ff.ncu-rep --page details --print-details all > $OUT/ff-details.txt 2>&1
-ncu -i /tmp/ff.ncu-rep --page source --csv --print-source sass > $OUT/ff-sass.csv 2>&1
-grep -E "Duration|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Grid Size|Block Size|DRAM Throughput|Stall" \
-  $OUT/ff-details.txt | head -30
-gzip $OUT/ff-sass.csv
+M=/tmp/vx/random-llama3-8b-q4_0.gguf
+[ -s $M ] || python3 .devkit/peers/make_random_gguf_fast.py $M --qtype Q4_0 > /dev/null 2>&1
+B=/tmp/lc/llama.cpp/build/bin
+timeout 150 $B/llama-bench -m $M -p 512 -n 128 -ngl 99 -fa 1 -r 3 > $OUT/llamacpp-q4_0.log 2>&1
+echo "llama.cpp rc $? after $(( $(date +%s) - t0 )) s"; grep -E "tg128|pp512" $OUT/llamacpp-q4_0.log
+B="bench --random llama3-8b --dtype q4_0 -n 1 --prompt-len 128 --output-len 256 --kv-cache-memory 16GiB"
+timeout 260 vexel $B --compare mlx-lm --json-out $OUT/bs1.json --trace-steps $OUT/steps-bs1.jsonl \
+  > $OUT/bs1.txt 2>&1
+echo "bs1 (rc $?, $(( $(date +%s) - t0 )) s):"; grep -E "tok/s|ITL|TTFT|rror" $OUT/bs1.txt | sed 's/│//g' | tr -s ' '
+[ -s $OUT/steps-bs1.jsonl ] && python3 benchmarks/step_summary.py $OUT/steps-bs1.jsonl
+gzip $OUT/steps-bs1.jsonl
