@@ -386,13 +386,15 @@ def test_step_arrays_advanced_on_the_device_hold_the_hosts_values() -> None:
 
 @pytest.mark.parametrize("backend", ["sdpa", "paged"])
 def test_step_arrays_made_on_the_device_change_no_token(make_engine, backend: str) -> None:  # type: ignore[no-untyped-def]
-    # The engine with its step arrays advanced on the device (CUDA's default, forced here)
-    # against the host's arrays: the same tokens and log-probs, bit for bit, over prompts,
-    # block crossings and a batch that changes as requests finish.
+    # The engine with its step arrays advanced on the device against the host's arrays
+    # (both forced: CUDA's default is the first, the CPU's the second): the same tokens and
+    # log-probs, bit for bit, over prompts, block crossings and a batch that changes as
+    # requests finish.
     reqs = [GenerationRequest(r.request_id, r.prompt_ids, r.sampling, 40, ignore_eos=True)
             for r in _requests(4, seed=7)]
     host = make_engine(attention_backend=backend, max_batch_size=4)
     device = make_engine(attention_backend=backend, max_batch_size=4)
+    host.runner.step_arrays.on_device = False
     device.runner.step_arrays.on_device = True
     assert run_traced(device, _copy(reqs)) == run_traced(host, _copy(reqs))
     assert device.runner.step_arrays.advanced > 0
