@@ -65,6 +65,7 @@ from vexel_core.quant.kernels.library import (
     XRounded,
     _add_norm_launch,
     _dequant_launch,
+    _feed_forward_launch,
     _gemv_plan,
     _int8_launch,
     _Launch,
@@ -573,7 +574,7 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
     dequantization, every default gemv_int8 tiling with every activation dtype (gated and with
     the AddNorm epilogue: bf16, the models' dtype on a GPU; the others differ only in T), for
     each format and packed Q4_0,
-    and on x rounded beforehand, round_x, gemv_packed), compiled by
+    and on x rounded beforehand, round_x, gemv_packed, feed_forward), compiled by
     nvcc for sm_90a as MLX builds it: the .cu body under exactly the template arguments the
     library passes. The CPU emulation includes the .cuh files alone, so this is what checks,
     without a GPU, that the library's arguments and the bodies' names agree (a mismatch cost a
@@ -643,6 +644,11 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
     for dtype in C_TYPES:
         add("round_x", str(dtype), _round_x_launch("cuda", (1, 4096), dtype),
             {"x": C_TYPES[dtype]}, "uint8_t")
+    t = C_TYPES[mx.bfloat16]  # the feed-forward part at Llama-3-8B's shapes, bf16
+    add("feed_forward", "4096x14336 bf16", _feed_forward_launch(4096, 14336, 4096, mx.bfloat16,
+                                                                "silu"),
+        {"wgu": "uint8_t", "wd": "uint8_t", "x": t, "residual": t, "nw": t, "eps": "float",
+         "scratch": "uint32_t"}, t, ("h", "normed"))
     for longest, tiling in PACKED_TILINGS:  # gemv_packed, plain and gated
         for act in (None, *GATED_ACTS):
             rows = 16 if act else 8
