@@ -13,46 +13,34 @@
 #   pip download --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
 #     -d .devkit/pyspy py-spy
 #
-# Written at the end of session 30. Main now: session 29's code, with the split merge's counts
-# and the paged decode's placeholders out of MLX's small pool (attention GPU tests 136 passed,
-# 8 skipped) and tests/test_kernel_arrays.py guarding that rule. Session 30 ran session 29's
-# fused launch (the q/k/v product inside the paged decode's launch): first 163 us a layer,
-# because its counts were 8 bytes of managed memory; fixed, correct (5 of 5 GPU test runs)
-# but not faster (GPU level at 128 tokens, +0.3-1.6 us a layer beyond; the step +0.064 ms in
-# alternate.py): set aside as notes/patches/fused-attention.patch (a host lever for later:
-# gpu-kernels.md). One request: 409.7 tok/s against mlx-lm's 108.5 (3.78x); build 0.71 +
-# submit 1.35 ms a step, the GPU ~2.3 ms: level. Device budget left at the end: 143 s (none usable).
+# Written at the end of session 31. Main now: session 30's code with the decode step's array
+# made on the device (merged: -0.097 ms a step, eight alternated rounds; its engine test fixed
+# after failing on the GPU for its own host arm). One warm machine, three engines: Vexel 431.0
+# tok/s, mlx-lm 94.4 (4.57x), llama.cpp tg128 343.95 (Vexel 1.25x); interval 2.22 ms, the GPU's
+# pace there (build 0.52 + submit 1.06 ms). Set aside: the down matrix in slices (0.9 us a
+# layer), and twice the output product's norm left to the feed-forward kernel (product -2.1
+# us, reader +2.2-2.5). Device budget left at the end: 233 s (none usable).
 #
-# D and F together first: `s31_df.sh` on branch next/s31-probes (both branches merged onto
-#    main; ~550 s, one machine start). Or each alone:
-# D: (~200 s) `s31_d.sh` (ready) on branch next/ff-slices (or `git apply
-#    notes/patches/ff-slices.patch` on main): the feed-forward kernel reading its down matrix
-#    in column slices (`packed.slice_q4_0`), a probe written after call J's Nsight Compute run
-#    (below): each CTA streams contiguous 576-byte super-blocks of its own 64 columns instead
-#    of two sectors a row. Emulated equal to the packed rows bit for bit; nvcc 13: 108
-#    registers either way. Its GPU test, then feed_forward.py's three arms. If it is faster
-#    by a few us, the engine needs every reader of a down matrix to take the layout (the float
-#    kernel for 2-8 rows, the prefill's tiles, the CPU path), or the loader to pick it only
-#    where the one-row kernel applies and the others dequantize from it: a design to write
-#    before code (gpu-kernels.md, "Next").
-# A: (~250 s) `s30_a.sh` (ready, main): Nsight Compute's warp samples on the three 4,096-column
-#    launches (output + AddNorm, plain output, q/k/v). Together ~16-18 us a layer (0.5 ms a
-#    step) at 30-45% of the copy bandwidth, and no faster with their weight in L2 (session 29):
-#    read the samples by phase (launch, x's rounding and its barrier, the first stage's wait,
-#    the loop, the reduction, the AddNorm's last CTA) and shorten the longest.
-# B: llama.cpp beside Vexel and mlx-lm: the build in a call of its own (s25_e.sh, ~5.5
-#    minutes; carry .devkit/peers, notes/bench moved out of the tree), then at once on the
-#    same warm machine `vexel bench` one request beside mlx-lm (s30_d.sh's second half). Never
-#    build beside a timed run (session 29's calls D-E).
-# F: (~300 s) `s31_f.sh` (ready) on branch next/device-step (or `git apply
-#    notes/patches/device-step.patch`): the decode step's array made on the device as the
-#    last one plus one (runner.StepArrayMaker), so that 15 steps in 16 at one request have no
-#    host-made array and no page fault (session 20: ~100 us a step, ~4%). CPU tests: the same
-#    tokens and log-probs bit for bit. The engine alternated against ab.py
-#    --host-step-arrays, then the paged decode's launches in order. Merge if shorter.
-#    (`s31_e.sh` is the same question asked of main alone; F answers it too.)
-# C: done in session 30 (call J, `s31_c.sh`): the feed-forward launch's down phase waits on
-#    its weight loads (notes/bench/s30/j); D is what it suggested.
+# A: (~350 s) `s32_a.sh` on branch next/pending-norm (or `git apply
+#    notes/patches/pending-norm.patch` on main): the pending norm's third variant (the
+#    reader asks h and w into L1 before its weight loads; the producer asks the norm weight
+#    into L2), its GPU tests, pending_norm.py, then Nsight Compute on both feed-forward
+#    kernels if the reader is still slower. If the pair is ~2 us shorter, carry the
+#    PendingNorm from Product.add_norm to GatedProduct.x in the engine (gpu-kernels.md,
+#    session 31) and A/B it with alternate.py; else delete the branch, keep the patch.
+# B: (~250 s, main) the q/k/v product's Nsight Compute run (the third part of s30_a.sh, which
+#    call A of session 31 did not reach: `packed_ncu.py --shapes Q4_0/qkv`). Session 31: x's
+#    load and rounding are 40% of the plain 4,096-column product's warp samples; the q/k/v
+#    product reads the feed-forward kernel's normed x. If the same, x rounded by its writer
+#    (the feed-forward kernel's last CTA writing round_x's buffer beside normed; gemv_int8's
+#    XPRE 1/2 read it) is the lever to try: ~0.2 us a product was session 17's estimate.
+# C: the host (1.6-2.0 ms of build + submit, by host): fewer kernels a layer
+#    (notes/patches/fused-attention.patch: 32 launches; its GPU cost +0.064 ms a step).
+#    Worth re-running with alternate.py now that the GPU's step is 2.2 ms and the host's
+#    1.6-2.0: on a slow host it should win.
+# Keep one llama.cpp run a session if the budget allows: s31_b.sh (build, with the engine's
+# GPU tests beside it) then s31_c.sh at once on the warm machine (three engines). Their carry
+# needs notes/bench and vexel_core/assets/vexel-tiny.gguf moved out of the tree (64 MiB).
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
