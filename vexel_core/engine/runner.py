@@ -71,9 +71,10 @@ class StepArrayMaker:
     they can be: when every sequence decodes one token, and each one's next token is the slot
     after its last one in the same blocks, the step's array is the last step's plus a constant
     (one add on the GPU). The host-made array costs its first reader on the GPU a page fault
-    on CUDA, ~100 us a step (session 20; 4% of one request's step in session 30); a sequence
-    entering a new block changes its table and takes the host's array again, one step in 16
-    at one request. The values are the host's either way: the last array's plus one."""
+    on CUDA, ~100 us a step (session 20; one request's step 2.329 ms against 2.232 made here,
+    H200, session 31); a sequence entering a new block changes its table and takes the host's
+    array again, one step in 16 at one request. The values are the host's either way: the
+    last array's plus one."""
 
     def __init__(self, on_device: bool) -> None:
         self.on_device = on_device
