@@ -24,10 +24,10 @@
 # A: (~350 s) `s32_a.sh` on branch next/pending-norm (or `git apply
 #    notes/patches/pending-norm.patch` on main): the pending norm's third variant (the
 #    reader asks h and w into L1 before its weight loads; the producer asks the norm weight
-#    into L2), its GPU tests, pending_norm.py, then Nsight Compute on both feed-forward
-#    kernels if the reader is still slower. If the pair is ~2 us shorter, carry the
-#    PendingNorm from Product.add_norm to GatedProduct.x in the engine (gpu-kernels.md,
-#    session 31) and A/B it with alternate.py; else delete the branch, keep the patch.
+#    into L2), its GPU tests, pending_norm.py, the engine (the branch carries it there:
+#    PreNormBlock.leave, GatedMLP.reads_pending_norm) alternated against ab.py
+#    --epilogue-norm, then Nsight Compute on both feed-forward kernels if time is left.
+#    Merge if the step is shorter; else delete the branch, keep the patch.
 # B: (~250 s, main) the q/k/v product's Nsight Compute run (the third part of s30_a.sh, which
 #    call A of session 31 did not reach: `packed_ncu.py --shapes Q4_0/qkv`). Session 31: x's
 #    load and rounding are 40% of the plain 4,096-column product's warp samples; the q/k/v
