@@ -40,7 +40,7 @@ from gguf.quants import dequantize as gguf_dequantize
 from tests import emulation
 from tests.helpers import benchmark_module
 from vexel_core.gpu import cuda_header
-from vexel_core.quant.base import gated
+from vexel_core.quant.base import WeightTensor, gated
 from vexel_core.quant.formats import ALL_FORMATS
 from vexel_core.quant.kernels import (
     KERNEL_TYPES,
@@ -1310,6 +1310,7 @@ def test_packed_weight_through_the_selected_path(rng: np.random.Generator) -> No
     ids = np.array([[4, 0], [36, 4]])
     np.testing.assert_array_equal(np.array(weight.take(mx.array(ids))),
                                   m.values.astype(np.float32)[ids])
+    assert_rows_in_bfloat16(weight, ids, m.values)
 
 
 @pytest.fixture
@@ -1355,6 +1356,17 @@ def test_kernel_only_weight_builds_no_affine_copy(ggml_type: T, rng: np.random.G
     ids = np.array([[4, 0], [36, 4]])
     rows = np.array(weight.take(mx.array(ids)))
     np.testing.assert_array_equal(rows, m.values.astype(np.float32)[ids])
+    assert_rows_in_bfloat16(weight, ids, m.values)
+
+
+def assert_rows_in_bfloat16(weight: WeightTensor, ids: np.ndarray, values: np.ndarray) -> None:
+    """Embedding rows asked for in bfloat16 (the kernel writes them so on a GPU) are the
+    file's values rounded once, as MLX rounds float32: bit for bit."""
+    rows = weight.take(mx.array(ids), mx.bfloat16)
+    assert rows.dtype == mx.bfloat16
+    want = mx.array(values.astype(np.float32)[ids]).astype(mx.bfloat16)
+    np.testing.assert_array_equal(np.array(rows.astype(mx.float32)),
+                                  np.array(want.astype(mx.float32)))
 
 
 def test_selection_table_and_forced_paths() -> None:

@@ -174,7 +174,7 @@ class DecoderLM(CausalLM):
         return self._logits(x)
 
     def _embed(self, tokens: mx.array) -> mx.array:
-        x = self.embed(tokens).astype(self.dtype)
+        x = self.embed(tokens, self.dtype)
         if self.embed_scale is not None:
             # llama.cpp scales in the activation type; round the factor the same way
             x = x * mx.array(self.embed_scale, dtype=self.dtype)

@@ -80,16 +80,16 @@ class Linear(nn.Module):
 class Embedding(nn.Module):
     """Token table ``W[vocab, hidden]``: ids of any shape -> rows ``[*ids.shape, hidden]``.
 
-    Quantized tables gather the packed rows first and dequantize only those. Rows come in
-    the table's float dtype (float32 for block formats); the model casts them.
+    Quantized tables gather the packed rows first and dequantize only those, into the
+    model's activation dtype when it is given.
     """
 
     def __init__(self, weight: WeightTensor) -> None:
         super().__init__()
         self.weight = weight
 
-    def __call__(self, ids: mx.array) -> mx.array:
-        return self.weight.take(ids)
+    def __call__(self, ids: mx.array, dtype: mx.Dtype | None = None) -> mx.array:
+        return self.weight.take(ids, dtype)
 
     def as_linear(self) -> Linear:
         """The same matrix as an output projection (models with tied embeddings)."""

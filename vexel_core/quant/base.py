@@ -67,7 +67,10 @@ class WeightTensor(ABC):
         return None
 
     @abstractmethod
-    def take(self, ids: mx.array) -> mx.array: ...
+    def take(self, ids: mx.array, dtype: mx.Dtype | None = None) -> mx.array:
+        """Rows *ids* ``[*ids.shape, cols]`` (an embedding lookup) as *dtype*, each value
+        rounded once from its exact value; by default in the table's own float dtype (float32
+        for block formats)."""
 
     @abstractmethod
     def dequantize(self) -> mx.array:

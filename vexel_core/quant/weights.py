@@ -51,8 +51,9 @@ class DenseWeight(WeightTensor):
     def matmul(self, x: mx.array) -> mx.array:
         return (x @ self.w.T).astype(x.dtype)
 
-    def take(self, ids: mx.array) -> mx.array:
-        return self.w[ids]
+    def take(self, ids: mx.array, dtype: mx.Dtype | None = None) -> mx.array:
+        rows = self.w[ids]
+        return rows if dtype is None else rows.astype(dtype)
 
     def dequantize(self) -> mx.array:
         return self.w.astype(mx.float32)
@@ -234,15 +235,18 @@ class BlockWeight(WeightTensor):
         products = [t.matrix.matmul(sum_over_spans(xs, t.span)) for t in self.terms]
         return _total(products).astype(x.dtype)
 
-    def take(self, ids: mx.array) -> mx.array:
-        """Rows *ids* as float32, equal to the reference dequantization of those rows: from
-        the affine terms when they exist, else by the GPU's dequantization kernel."""
+    def take(self, ids: mx.array, dtype: mx.Dtype | None = None) -> mx.array:
+        """Rows *ids* as *dtype* (default float32), equal to the reference dequantization of
+        those rows rounded once: from the affine terms when they exist, else by the GPU's
+        dequantization kernel, which writes *dtype* itself (one launch a decode step fewer
+        than float32 rows and their cast: 4.2 us on the H200, session 32)."""
         if ("terms" not in self.__dict__
                 and QuantPath.GGUF_KERNEL in paths_on_this_device(self.ggml_type)):
-            rows = gguf_dequantize(self.raw[ids.reshape(-1)], self.ggml_type, mx.float32,
-                                   packed=self.packed)
+            rows = gguf_dequantize(self.raw[ids.reshape(-1)], self.ggml_type,
+                                   dtype or mx.float32, packed=self.packed)
             return rows.reshape(*ids.shape, self.shape[1])
-        return _total([_widen(t.matrix.take(ids), t.span) for t in self.terms])
+        rows = _total([_widen(t.matrix.take(ids), t.span) for t in self.terms])
+        return rows if dtype is None else rows.astype(dtype)
 
     def dequantize(self) -> mx.array:
         return _total([_widen(t.matrix.dequantize(), t.span) for t in self.terms])
