@@ -13,31 +13,28 @@
 #   pip download --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
 #     -d .devkit/pyspy py-spy
 #
-# Written at the end of session 31. Main now: session 30's code with the decode step's array
-# made on the device (merged: -0.097 ms a step, eight alternated rounds; its engine test fixed
-# after failing on the GPU for its own host arm). One warm machine, three engines: Vexel 431.0
-# tok/s, mlx-lm 94.4 (4.57x), llama.cpp tg128 343.95 (Vexel 1.25x); interval 2.22 ms, the GPU's
-# pace there (build 0.52 + submit 1.06 ms). Set aside: the down matrix in slices (0.9 us a
-# layer), and twice the output product's norm left to the feed-forward kernel (product -2.1
-# us, reader +2.2-2.5). Device budget left at the end: 233 s (none usable).
+# Written at the end of session 32. Main now: session 31's code with embedding rows dequantized
+# straight into bfloat16 (one launch a step fewer) and test_quant_formats' one-row products
+# reading x as CUDA reads it. Set aside: the pending norm (level three times). Prepared:
+# next/argmax (the sampler's argmax as our kernel: 5.9-7.2 us alone against MLX's 15.8, but
+# 25.9 in the engine with its output then padded; its GPU test then disagreed with MLX on
+# rows with NaN; both addressed, neither measured). Device budget left at the end: 119 s.
 #
-# A: (~350 s) `s32_a.sh` on branch next/pending-norm (or `git apply
-#    notes/patches/pending-norm.patch` on main): the pending norm's third variant (the
-#    reader asks h and w into L1 before its weight loads; the producer asks the norm weight
-#    into L2), its GPU tests, pending_norm.py, the engine (the branch carries it there:
-#    PreNormBlock.leave, GatedMLP.reads_pending_norm) alternated against ab.py
-#    --epilogue-norm, then Nsight Compute on both feed-forward kernels if time is left.
-#    Merge if the step is shorter; else delete the branch, keep the patch.
-# B: (~250 s, main) the q/k/v product's Nsight Compute run (the third part of s30_a.sh, which
-#    call A of session 31 did not reach: `packed_ncu.py --shapes Q4_0/qkv`). Session 31: x's
-#    load and rounding are 40% of the plain 4,096-column product's warp samples; the q/k/v
-#    product reads the feed-forward kernel's normed x. If the same, x rounded by its writer
-#    (the feed-forward kernel's last CTA writing round_x's buffer beside normed; gemv_int8's
-#    XPRE 1/2 read it) is the lever to try: ~0.2 us a product was session 17's estimate.
-# C: the host (1.6-2.0 ms of build + submit, by host): fewer kernels a layer
-#    (notes/patches/fused-attention.patch: 32 launches; its GPU cost +0.064 ms a step).
-#    Worth re-running with alternate.py now that the GPU's step is 2.2 ms and the host's
-#    1.6-2.0: on a slow host it should win.
+# A: (~250 s) `git checkout next/argmax && source .devkit/setup.sh && bash
+#    notes/device-jobs/s33_a.sh`: its GPU tests (the kernel against mx.argmax and numpy's
+#    choice, NaN ranked first), benchmarks/argmax.py with and without --read-back, then the
+#    engine's timeline with --where vx_argmax: merge if the tests pass and the engine's
+#    launch is near the 6-7 us it takes alone; if it is still ~26 us, the output's buffer is
+#    not the cause (look at what runs beside it in the graph).
+# B: (~540 s) the whole test suite on the GPU once (`python3 -m pytest -q -n 8 --dist
+#    loadfile -p no:cacheprovider`): session 32 found test_quant_formats' one-row products
+#    failing there, never run on a GPU before (fixed on main, not re-run); other modules not
+#    marked `gpu` may hold the same. Needs the wheels of the test extras (.devkit/wheels has
+#    them) and llama_cpp's (../shared/wheels: add it to .devkit/wheels first).
+# C: x rounded by its writer for the q/k/v product (the feed-forward kernel's last CTA writes
+#    round_x's buffer beside normed; gemv_int8 reads it, XPRE): ceiling ~0.02 ms a step
+#    (session 29). Only if A and B leave time: the budget table says why these levers cannot
+#    reach 600 tok/s, and what would ("persistent layer", gpu-kernels.md).
 # Keep one llama.cpp run a session if the budget allows: s31_b.sh (build, with the engine's
 # GPU tests beside it) then s31_c.sh at once on the warm machine (three engines). Their carry
 # needs notes/bench and vexel_core/assets/vexel-tiny.gguf moved out of the tree (64 MiB).
