@@ -26,11 +26,11 @@
 #    engine's timeline with --where vx_argmax: merge if the tests pass and the engine's
 #    launch is near the 6-7 us it takes alone; if it is still ~26 us, the output's buffer is
 #    not the cause (look at what runs beside it in the graph).
-# B: (~540 s) the whole test suite on the GPU once (`python3 -m pytest -q -n 8 --dist
-#    loadfile -p no:cacheprovider`): session 32 found test_quant_formats' one-row products
-#    failing there, never run on a GPU before (fixed on main, not re-run); other modules not
-#    marked `gpu` may hold the same. Needs the wheels of the test extras (.devkit/wheels has
-#    them) and llama_cpp's (../shared/wheels: add it to .devkit/wheels first).
+# B: (~560 s) `s33_b.sh` on main: the whole test suite on the GPU once. Session 32 found
+#    test_quant_formats' one-row products failing there, never run on a GPU before (fixed on
+#    main, not re-run); other modules not marked `gpu` may hold the same. Carry .devkit/extra
+#    too (llama_cpp, pytest-xdist, execnet; the script says how to fill it) with notes/bench
+#    moved out of the tree (the 64 MiB limit).
 # C: x rounded by its writer for the q/k/v product (the feed-forward kernel's last CTA writes
 #    round_x's buffer beside normed; gemv_int8 reads it, XPRE): ceiling ~0.02 ms a step
 #    (session 29). Only if A and B leave time: the budget table says why these levers cannot
