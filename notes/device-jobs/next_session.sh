@@ -18,7 +18,8 @@
 # reading x as CUDA reads it. Set aside: the pending norm (level three times). Prepared:
 # next/argmax (the sampler's argmax as our kernel: 5.9-7.2 us alone against MLX's 15.8, but
 # 25.9 in the engine with its output then padded; its GPU test then disagreed with MLX on
-# rows with NaN; both addressed, neither measured). Device budget left at the end: 119 s.
+# rows with NaN; both addressed, neither measured) and next/ff-pass8 (the feed-forward
+# kernel's down phase with twice the rows in flight). Device budget left at the end: 119 s.
 #
 # A: (~250 s) `git checkout next/argmax && source .devkit/setup.sh && bash
 #    notes/device-jobs/s33_a.sh`: its GPU tests (the kernel against mx.argmax and numpy's
@@ -31,7 +32,13 @@
 #    main, not re-run); other modules not marked `gpu` may hold the same. Carry .devkit/extra
 #    too (llama_cpp, pytest-xdist, execnet; the script says how to fill it) with notes/bench
 #    moved out of the tree (the 64 MiB limit).
-# C: x rounded by its writer for the q/k/v product (the feed-forward kernel's last CTA writes
+# C: (~400 s) `git checkout next/ff-pass8 && source .devkit/setup.sh && bash
+#    notes/device-jobs/s33_c.sh`: the feed-forward kernel's down phase with eight rows in flight
+#    a lane (four on main): its GPU tests, feed_forward.py --passes 4 8, then the engine
+#    alternated against ab.py --down-pass-4. The down phase (~15 us of the kernel's ~38) is 8
+#    dependent round trips a warp at PASS 4, 4 at PASS 8 (109 registers, the loads all issued
+#    first). Merge if the block is shorter.
+# D: x rounded by its writer for the q/k/v product (the feed-forward kernel's last CTA writes
 #    round_x's buffer beside normed; gemv_int8 reads it, XPRE): ceiling ~0.02 ms a step
 #    (session 29). Only if A and B leave time: the budget table says why these levers cannot
 #    reach 600 tok/s, and what would ("persistent layer", gpu-kernels.md).
