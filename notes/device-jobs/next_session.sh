@@ -22,7 +22,7 @@
 # kernel's down phase with twice the rows in flight). Device budget left at the end: 119 s.
 #
 # A: (~250 s) `git checkout next/argmax && source .devkit/setup.sh && bash
-#    notes/device-jobs/s33_a.sh`: its GPU tests (the kernel against mx.argmax and numpy's
+#    notes/device-jobs/s33_a.sh` (or `git apply notes/patches/argmax.patch` on main): its GPU tests (the kernel against mx.argmax and numpy's
 #    choice, NaN ranked first), benchmarks/argmax.py with and without --read-back, then the
 #    engine's timeline with --where vx_argmax: merge if the tests pass and the engine's
 #    launch is near the 6-7 us it takes alone; if it is still ~26 us, the output's buffer is
@@ -33,7 +33,7 @@
 #    too (llama_cpp, pytest-xdist, execnet; the script says how to fill it) with notes/bench
 #    moved out of the tree (the 64 MiB limit).
 # C: (~400 s) `git checkout next/ff-pass8 && source .devkit/setup.sh && bash
-#    notes/device-jobs/s33_c.sh`: the feed-forward kernel's down phase with eight rows in flight
+#    notes/device-jobs/s33_c.sh` (or `git apply notes/patches/ff-pass8.patch` on main): the feed-forward kernel's down phase with eight rows in flight
 #    a lane (four on main): its GPU tests, feed_forward.py --passes 4 8, then the engine
 #    alternated against ab.py --down-pass-4. The down phase (~15 us of the kernel's ~38) is 8
 #    dependent round trips a warp at PASS 4, 4 at PASS 8 (109 registers, the loads all issued
