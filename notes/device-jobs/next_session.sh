@@ -22,8 +22,9 @@
 # kernel's down phase with twice the rows in flight). Device budget left at the end: 119 s.
 #
 # A: (~250 s) `git checkout next/argmax && source .devkit/setup.sh && bash
-#    notes/device-jobs/s33_a.sh` (or `git apply notes/patches/argmax.patch` on main): its GPU tests (the kernel against mx.argmax and numpy's
-#    choice, NaN ranked first), benchmarks/argmax.py with and without --read-back, then the
+#    notes/device-jobs/s33_a.sh` (or `git apply notes/patches/argmax.patch` on main): its
+#    GPU tests (the kernel against mx.argmax and numpy's choice, NaN ranked first),
+#    benchmarks/argmax.py with and without --read-back, then the
 #    engine's timeline with --where vx_argmax: merge if the tests pass and the engine's
 #    launch is near the 6-7 us it takes alone; if it is still ~26 us, the output's buffer is
 #    not the cause (look at what runs beside it in the graph).
@@ -33,14 +34,15 @@
 #    too (llama_cpp, pytest-xdist, execnet; the script says how to fill it) with notes/bench
 #    moved out of the tree (the 64 MiB limit).
 # C: (~400 s) `git checkout next/ff-pass8 && source .devkit/setup.sh && bash
-#    notes/device-jobs/s33_c.sh` (or `git apply notes/patches/ff-pass8.patch` on main): the feed-forward kernel's down phase with eight rows in flight
-#    a lane (four on main): its GPU tests, feed_forward.py --passes 4 8, then the engine
+#    notes/device-jobs/s33_c.sh` (or `git apply notes/patches/ff-pass8.patch` on main): the
+#    feed-forward kernel's down phase with eight rows in flight a lane (four on main): its
+#    GPU tests, feed_forward.py --passes 4 8, then the engine
 #    alternated against ab.py --down-pass-4. The down phase (~15 us of the kernel's ~38) is 8
 #    dependent round trips a warp at PASS 4, 4 at PASS 8 (109 registers, the loads all issued
 #    first). Merge if the block is shorter.
 # D: x rounded by its writer for the q/k/v product (the feed-forward kernel's last CTA writes
 #    round_x's buffer beside normed; gemv_int8 reads it, XPRE): ceiling ~0.02 ms a step
-#    (session 29). Only if A and B leave time: the budget table says why these levers cannot
+#    (session 29). Only if A-C leave time: the budget table says why these levers cannot
 #    reach 600 tok/s, and what would ("persistent layer", gpu-kernels.md).
 # Keep one llama.cpp run a session if the budget allows: s31_b.sh (build, with the engine's
 # GPU tests beside it) then s31_c.sh at once on the warm machine (three engines). Their carry
