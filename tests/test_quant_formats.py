@@ -12,12 +12,11 @@ import pytest
 from gguf import GGMLQuantizationType as T
 from gguf.quants import dequantize as gguf_dequantize
 
-from tests.test_quant_kernels import as_read, float32_bound
+from tests.test_quant_kernels import as_read_where_selected, float32_bound
 from vexel_core.errors import RegistryMiss, TensorDataError
 from vexel_core.plugins import load_plugins
 from vexel_core.quant.formats import ALL_FORMATS
 from vexel_core.quant.measure import random_raw
-from vexel_core.quant.selection import QuantPath, select_for
 
 FORMATS = {fmt.name: fmt for fmt in ALL_FORMATS}
 ALL_TYPES = [T.F32, T.F16, T.BF16, T.Q8_0, T.Q4_0, T.Q4_1, T.Q5_0, T.Q5_1,
@@ -76,8 +75,7 @@ def test_product_equals_reference(ggml_type: T, n_tokens: int, rng: np.random.Ge
     # is rounded to int8 blocks first, as llama.cpp's quantize_q8_1). Its worst-case bound for
     # a length-K dot product is K * 2^-24 * sum|x_j w_j|; measured errors are under 2% of it
     # (Q6_K, whose two terms cancel, is the largest).
-    path = "gguf_kernel" if select_for(ggml_type, mx.array(x)) is QuantPath.GGUF_KERNEL else ""
-    xr = as_read(path, ggml_type, x)
+    xr = as_read_where_selected(ggml_type, x)
     assert (np.abs(np.array(y) - xr @ w.T) <= float32_bound(xr, w)).all()
 
 

@@ -207,6 +207,13 @@ def as_read(path: str, ggml_type: T, x: np.ndarray) -> np.ndarray:
     return x.astype(np.float64)
 
 
+def as_read_where_selected(ggml_type: T, x: np.ndarray) -> np.ndarray:
+    """`as_read` for the path this device's selection table gives a weight's product on *x*
+    (``BlockWeight.matmul``; x of any leading shape, its rows read as one batch)."""
+    path = "gguf_kernel" if select_for(ggml_type, mx.array(x)) is QuantPath.GGUF_KERNEL else ""
+    return as_read(path, ggml_type, x.reshape(-1, x.shape[-1])).reshape(x.shape)
+
+
 def metal_kernel(op: Op, launch: _Launch, input_dtypes: tuple[mx.Dtype, ...]
                  ) -> emulation.MetalKernel:
     """What ``KernelLibrary("metal")`` hands ``mx.fast.metal_kernel`` for *launch* of *op*."""
@@ -1304,8 +1311,7 @@ def test_packed_weight_through_the_selected_path(rng: np.random.Generator) -> No
     for rows in (1, 2, 40):
         x = rng.normal(size=(rows, PACKED_COLS)).astype(np.float32)
         y = np.array(weight.matmul(mx.array(x)))
-        path = "gguf_kernel" if select_for(T.Q4_0, mx.array(x)) is QuantPath.GGUF_KERNEL else ""
-        xr = as_read(path, T.Q4_0, x)
+        xr = as_read_where_selected(T.Q4_0, x)
         assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all(), rows
     ids = np.array([[4, 0], [36, 4]])
     np.testing.assert_array_equal(np.array(weight.take(mx.array(ids))),
@@ -1338,8 +1344,7 @@ def test_linear_product_through_the_selected_path(
         x = rng.normal(size=(*shape, m.values.shape[1])).astype(np.float32)
         y = np.array(weight.matmul(mx.array(x)))
         assert y.shape == (*shape, ROWS)
-        path = "gguf_kernel" if select_for(ggml_type, mx.array(x)) is QuantPath.GGUF_KERNEL else ""
-        xr = as_read(path, ggml_type, x.reshape(-1, x.shape[-1])).reshape(x.shape)
+        xr = as_read_where_selected(ggml_type, x)
         assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all()
 
 
