@@ -12,7 +12,11 @@ import pytest
 from gguf import GGMLQuantizationType as T
 from gguf.quants import dequantize as gguf_dequantize
 
-from tests.test_quant_kernels import as_read_where_selected, float32_bound
+from tests.test_quant_kernels import (
+    as_read_where_selected,
+    assert_rows_in_bfloat16,
+    float32_bound,
+)
 from vexel_core.errors import RegistryMiss, TensorDataError
 from vexel_core.plugins import load_plugins
 from vexel_core.quant.formats import ALL_FORMATS
@@ -89,12 +93,7 @@ def test_take_and_dequantize_reproduce_the_reference(
     ids = np.array([[4, 0], [2, 4]])
     rows = np.array(weight.take(mx.array(ids)).astype(mx.float32))
     np.testing.assert_array_equal(rows, expected[ids])
-    # in the activation dtype (the model's embedding lookup): rounded once from the exact value
-    half = weight.take(mx.array(ids), mx.bfloat16)
-    want = mx.array(expected[ids].astype(np.float32)).astype(mx.bfloat16)
-    assert half.dtype == mx.bfloat16
-    np.testing.assert_array_equal(np.array(half.astype(mx.float32)),
-                                  np.array(want.astype(mx.float32)))
+    assert_rows_in_bfloat16(weight, ids, expected)  # the model's embedding lookup
     np.testing.assert_array_equal(np.array(weight.dequantize()), expected)
 
 
