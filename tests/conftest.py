@@ -38,8 +38,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture
 def rng() -> np.random.Generator:
-    """A generator with a fresh seed each run; the seed is printed (shown when a test fails)."""
-    seed = int(np.random.SeedSequence().entropy % 2**63)
+    """A generator with a fresh seed each run; the seed is printed (shown when a test fails),
+    and ``VEXEL_TEST_SEED=<seed>`` replays it."""
+    seed = int(os.environ.get("VEXEL_TEST_SEED") or np.random.SeedSequence().entropy % 2**63)
     print(f"rng seed: {seed}")
     return np.random.default_rng(seed)
 

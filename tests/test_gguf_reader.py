@@ -20,6 +20,7 @@ import pytest
 from gguf import GGMLQuantizationType as T
 from gguf import GGUFValueType as V
 
+from vexel_core.engine.loader import load_model
 from vexel_core.errors import GGUFError
 from vexel_core.gguf import GGUFFile, ModelDescription, write_gguf
 from vexel_core.gguf.writer import WRITABLE_TYPES, quantize_with_llama_cpp
@@ -396,6 +397,27 @@ def test_unknown_tensor_type(small: Written, tmp_path: Path) -> None:
     # Q4_K's block of 256 does not divide the 64-element rows
     expect_error(patched(small.path, bad, at, "<I", int(T.Q4_K)), "tensor output.weight",
                  "not a multiple of the Q4_K block size 256")
+
+
+@pytest.mark.parametrize("ggml_type", [T.Q8_1, T.IQ4_NL], ids=lambda t: t.name)
+def test_tensor_type_no_format_reads(small: Written, tmp_path: Path, ggml_type: T) -> None:
+    """A known type the engine has no quant format for fails the load naming the tensor and
+    the formats there are; Q8_1 (llama.cpp keeps it for activations) not even gguf reads."""
+    at = layout(small.path).tensor_field("output.weight", 4)
+    bad = patched(small.path, tmp_path / "bad.gguf", at, "<I", int(ggml_type))
+    with pytest.raises(GGUFError) as info:
+        load_model(bad)
+    assert (info.value.path, info.value.where) == (str(bad), "tensor output.weight")
+    assert info.value.reason.startswith(f"type {ggml_type.name} is not supported; "
+                                        "supported: BF16, F16, F32, Q2_K")
+    with GGUFFile(bad) as g:
+        tensor = g.tensors["output.weight"]
+        if ggml_type == T.Q8_1:
+            with pytest.raises(GGUFError, match="type Q8_1 cannot be dequantized") as info:
+                tensor.dequantize()
+            assert (info.value.path, info.value.where) == (str(bad), "tensor output.weight")
+        else:
+            assert tensor.dequantize().shape == tensor.shape
 
 
 def test_absurd_counts_and_lengths(small: Written, tmp_path: Path) -> None:

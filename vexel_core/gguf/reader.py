@@ -92,6 +92,7 @@ class TensorInfo:
     ``shape[:-1] + (row_bytes,)``, i.e. ``(rows, row_bytes)`` for a matrix, 1-D for a vector.
     """
 
+    path: Path  # the file it lives in, for error messages
     name: str
     shape: tuple[int, ...]
     ggml_type: GGMLQuantizationType
@@ -111,12 +112,21 @@ class TensorInfo:
         return int(self.raw.shape[-1])
 
     def dequantize(self) -> np.ndarray:
-        """The tensor as float32 of ``shape`` (the reference: ``gguf.quants.dequantize``)."""
+        """The tensor as float32 of ``shape`` (the reference: ``gguf.quants.dequantize``).
+
+        A type that neither covers (llama.cpp's activation-only Q8_1 and Q8_K, which no model
+        stores, and the newest types) is `GGUFError`, not the library's NotImplementedError.
+        """
         plain = _PLAIN_DTYPES.get(self.ggml_type)
         if plain is not None:
             values = self.raw.view(plain)
         else:
-            values = gguf_dequantize(self.raw, self.ggml_type)
+            try:
+                values = gguf_dequantize(self.raw, self.ggml_type)
+            except NotImplementedError:
+                raise GGUFError(self.path, f"tensor {self.name}",
+                                f"type {self.ggml_type.name} cannot be dequantized (the gguf "
+                                "package has no reader for it)") from None
         return np.asarray(values, dtype=np.float32).reshape(self.shape)
 
 
@@ -276,9 +286,8 @@ class GGUFFile:
             block_elems, block_bytes = GGML_QUANT_SIZES[info.ggml_type]
             row_bytes = info.dims[0] // block_elems * block_bytes
             raw = np.frombuffer(buf, dtype=np.uint8, count=info.nbytes, offset=start)
-            tensors[info.name] = TensorInfo(
-                info.name, shape, info.ggml_type, start, raw.reshape(shape[:-1] + (row_bytes,))
-            )
+            tensors[info.name] = TensorInfo(self.path, info.name, shape, info.ggml_type, start,
+                                            raw.reshape(shape[:-1] + (row_bytes,)))
         by_offset = sorted(tensors.values(), key=lambda t: t.offset)
         for before, after in pairwise(by_offset):
             if before.offset + before.nbytes > after.offset:

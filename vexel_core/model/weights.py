@@ -6,7 +6,7 @@ import mlx.core as mx
 import numpy as np
 
 from vexel_core.errors import GGUFError
-from vexel_core.gguf.reader import GGUFFile
+from vexel_core.gguf.reader import GGUFFile, TensorInfo
 from vexel_core.model.linear import Embedding, Linear, load_weight
 from vexel_core.plugins import PluginHost
 
@@ -24,16 +24,25 @@ class Weights:
 
     def vector(self, name: str, dtype: mx.Dtype | None = None) -> mx.array:
         """A 1-D tensor in the activation dtype, or *dtype* (rope factors stay float32)."""
-        t = self.gguf.tensor(name)
+        t = self._tensor(name)
         fmt = self.host.quant_formats.get(t.ggml_type.name)
         values = fmt.dequantize(np.asarray(t.raw).reshape(1, -1)).reshape(t.shape)
         return mx.array(values.astype(np.float32)).astype(dtype or self.dtype)
+
+    def _tensor(self, name: str) -> TensorInfo:
+        """The file's tensor *name*, whose type a registered quant format reads."""
+        t = self.gguf.tensor(name)
+        if t.ggml_type.name not in self.host.quant_formats:
+            raise GGUFError(self.gguf.path, f"tensor {name}",
+                            f"type {t.ggml_type.name} is not supported; supported: "
+                            f"{', '.join(self.host.quant_formats.names())}")
+        return t
 
     def optional_vector(self, name: str) -> mx.array | None:
         return self.vector(name) if self.has(name) else None
 
     def matrix(self, name: str, rows: int | None = None, cols: int | None = None):  # type: ignore[no-untyped-def]
-        t = self.gguf.tensor(name)
+        t = self._tensor(name)
         if len(t.shape) != 2:
             raise GGUFError(self.gguf.path, f"tensor {name}",
                             f"expected a matrix, found shape {t.shape}")
