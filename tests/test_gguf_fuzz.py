@@ -1,4 +1,5 @@
-"""Corrupted GGUF files: every variant ends in GGUFError, or loads and is fully readable.
+"""Corrupted GGUF files: every variant ends in a clear error naming the file (GGUFError;
+TokenizerError or TemplateError for the tokenizer's keys), or loads and is fully readable.
 
 A valid small file (mixed tensor types, token list, scores, chat template) is corrupted in
 several hundred ways: truncations, byte flips in each region (header, key-values, tensor
@@ -24,8 +25,9 @@ import numpy as np
 from gguf import GGMLQuantizationType as T
 
 from tests.test_gguf_reader import layout, llama_metadata, llama_tensors
-from vexel_core.errors import GGUFError
+from vexel_core.errors import GGUFError, TemplateError, TokenizerError
 from vexel_core.gguf import GGUFFile, ModelDescription, write_gguf
+from vexel_core.tokenizer import Tokenizer
 
 MIN_VARIANTS = 300
 TIME_LIMIT_S = 30
@@ -94,13 +96,17 @@ def variants(valid: bytes, path: Path, rng: np.random.Generator) -> list[tuple[s
 
 
 def read_everything(path: Path) -> None:
-    """What loading a model does with a file: every value, every tensor byte, the facts."""
+    """What loading a model does with a file: every value, every tensor byte, the facts, the
+    tokenizer (and a text through it and back, and a chat through its template)."""
     with GGUFFile(path) as g:
         assert all(v is not None for v in g.metadata.values())
         for t in g.tensors.values():
             assert t.dequantize().shape == t.shape
             int(t.raw.sum())  # touches every mapped byte
         ModelDescription.from_gguf(g)
+        tokenizer = Tokenizer.from_gguf(g)
+        tokenizer.decode(tokenizer.encode("Hello ✓ world\n"))
+        tokenizer.encode_chat([{"role": "user", "content": "hi"}])
 
 
 def run_child(variant_dir: Path) -> dict[str, object]:
@@ -119,6 +125,9 @@ def run_child(variant_dir: Path) -> dict[str, object]:
             loaded.append(path.name)
         except GGUFError as err:
             assert err.path == str(path) and err.reason, err
+            errors += 1
+        except (TokenizerError, TemplateError) as err:
+            assert str(err).startswith(f"{path}: "), err
             errors += 1
         except BaseException:
             failures.append(f"{path.name}: {traceback.format_exc()}")
@@ -153,7 +162,7 @@ def test_corrupted_files_end_in_gguf_error(tmp_path: Path, rng: np.random.Genera
     loaded = {labels[name] for name in result["loaded"]}
     assert all(f"data flip {i}" in loaded for i in range(10))  # data bytes are not checked
     assert result["errors"] > len(cases) // 2  # most corruptions are caught, not ignored
-    print(f"{len(cases)} variants: {result['errors']} GGUFError, {len(loaded)} loaded, "
+    print(f"{len(cases)} variants: {result['errors']} clear errors, {len(loaded)} loaded, "
           f"{elapsed:.1f} s, slowest {result['slowest_s'] * 1000:.1f} ms")
 
 

@@ -29,7 +29,7 @@ from vexel_core.gguf.writer import WRITABLE_TYPES, quantize_with_llama_cpp
 # something to check.
 HIDDEN, HEADS, KV_HEADS, FFN, LAYERS, CONTEXT = 64, 4, 2, 128, 2, 256
 HEAD_DIM = HIDDEN // HEADS
-TOKENS = ["<unk>", "<s>", "</s>", "▁é", "✓"] + [f"tok{i}" for i in range(35)]
+TOKENS = ["<unk>", "<s>", "</s>", "▁é", "✓", "<0x0A>"] + [f"tok{i}" for i in range(34)]
 
 
 def llama_metadata(rng: np.random.Generator, **extra: Any) -> dict[str, Any]:
@@ -47,7 +47,9 @@ def llama_metadata(rng: np.random.Generator, **extra: Any) -> dict[str, Any]:
         "tokenizer.ggml.model": "llama",
         "tokenizer.ggml.tokens": list(TOKENS),
         "tokenizer.ggml.scores": rng.standard_normal(len(TOKENS)).tolist(),
-        "tokenizer.ggml.token_type": rng.integers(1, 7, len(TOKENS)).tolist(),
+        # any type but BYTE (6), which only a "<0xNN>" token may have
+        "tokenizer.ggml.token_type": [6 if t.startswith("<0x") else int(rng.integers(1, 6))
+                                      for t in TOKENS],
         "tokenizer.ggml.bos_token_id": 1,
         "tokenizer.ggml.eos_token_id": 2,
         "tokenizer.ggml.add_bos_token": True,

@@ -241,6 +241,9 @@ def _broken(change: dict[str, Any], drop: tuple[str, ...] = ()) -> dict[str, Any
      r"add_bos_token is true but the file has no valid tokenizer.ggml.bos_token_id"),
     (_broken({"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": "gpt-2",
               "tokenizer.ggml.merges": ["▁ zz"]}), r"cannot build the gpt2 tokenizer"),
+    (_broken({"tokenizer.ggml.tokens": ["<unk>", "<0x41>", "<0xG1>"],
+              "tokenizer.ggml.scores": [0.0] * 3, "tokenizer.ggml.token_type": [2, 6, 6]}),
+     r"tokenizer.ggml.tokens\[2\] is '<0xG1>', a byte token .* expected '<0xNN>'"),
 ])
 def test_bad_metadata_is_a_clear_error(vocab: dict[str, Any], message: str) -> None:
     with pytest.raises(TokenizerError, match=rf"^model\.gguf: .*{message}"):

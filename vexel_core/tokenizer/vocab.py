@@ -9,6 +9,7 @@ Building the actual tokenizer from it is `vexel_core.tokenizer.build`'s job.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
@@ -144,6 +145,7 @@ class Vocab:
                     f"valid tokenizer.ggml.{which}_token_id"
                 )
         eog = _end_of_generation(tokens, types, ids)
+        _check_byte_tokens(tokens, types, source)
         name = read.value("general.name", str, default="").lower()
         rstrip = _phi3_rstrip(tokens, types) if "phi3" in name or "phi-3" in name else set()
         return cls(
@@ -202,6 +204,21 @@ def _check_unique(tokens: list[str], source: str) -> None:
             raise TokenizerError(f"{source}: tokenizer.ggml.tokens has {token!r} twice "
                                  f"(ids {seen[token]} and {i})")
         seen[token] = i
+
+
+_BYTE_TOKEN = re.compile(r"<0x[0-9A-Fa-f]{2}>")
+
+
+def _check_byte_tokens(tokens: list[str], types: list[TokenType], source: str) -> None:
+    """A byte token stands for the byte its text spells, ``<0x41>`` for ``A``; llama.cpp
+    parses the two digits without checking them, so a malformed one would decode to a byte
+    nobody wrote."""
+    for i, (token, kind) in enumerate(zip(tokens, types, strict=True)):
+        if kind == TokenType.BYTE and not _BYTE_TOKEN.fullmatch(token):
+            raise TokenizerError(
+                f"{source}: tokenizer.ggml.tokens[{i}] is {token!r}, a byte token by "
+                "tokenizer.ggml.token_type; expected '<0xNN>' with two hex digits"
+            )
 
 
 def _special_ids(read: _Reader, model: str, n: int) -> dict[str, int | None]:
