@@ -54,11 +54,6 @@ GREEDY_FORMATS = ["F32", "F16", "Q8_0"]
 TIE = {"F32": 0.005, "F16": 0.0125, "BF16": 0.0125, "Q8_0": 0.075}
 
 
-def fresh_seed() -> int:
-    """New weights every run; fixtures print it, so a failure's captured output shows it."""
-    return int(np.random.default_rng().integers(1 << 30))
-
-
 def prompt(seed: int, n: int, low: int = 260, high: int = 400) -> list[int]:
     """*n* ordinary tokens of the test vocabularies (ids below 260 are specials and bytes)."""
     return [int(t) for t in np.random.default_rng(seed).integers(low, high, n)]

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from tests import emulation
+from tests.helpers import fresh_seed
 from vexel_core.plugins import PluginHost, load_plugins
 
 QUANT_KERNELS = Path(__file__).parent.parent / "vexel_core" / "quant" / "kernels"
@@ -38,11 +39,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture
 def rng() -> np.random.Generator:
-    """A generator with a fresh seed each run; the seed is printed (shown when a test fails),
-    and ``VEXEL_TEST_SEED=<seed>`` replays it."""
-    seed = int(os.environ.get("VEXEL_TEST_SEED") or np.random.SeedSequence().entropy % 2**63)
-    print(f"rng seed: {seed}")
-    return np.random.default_rng(seed)
+    """A generator with a fresh seed each run (`fresh_seed`: printed, replayable)."""
+    return np.random.default_rng(fresh_seed("rng seed"))
 
 
 @pytest.fixture(scope="module")

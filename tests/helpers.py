@@ -21,6 +21,13 @@ from vexel_core.model.architecture import CausalLM
 from vexel_core.plugins import PluginHost
 
 
+def fresh_seed(what: str = "seed") -> int:
+    """A new seed each run, printed as ``<what>: <seed>`` (pytest shows a failing test's
+    output); ``VEXEL_TEST_SEED=<seed>`` replays it."""
+    seed = int(os.environ.get("VEXEL_TEST_SEED") or np.random.default_rng().integers(1 << 62))
+    print(f"{what}: {seed}")
+    return seed
+
 def benchmark_module(name: str) -> ModuleType:
     """benchmarks/<name>.py imported as a module (the folder is not a package), for tests of
     the helpers the GPU machine's scripts rely on."""

@@ -16,10 +16,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from tests.builders.models import LlamaShape, write_llama
 from tests.builders.vocab import bpe_vocab
+from tests.helpers import fresh_seed
 from vexel_core.config import Settings, load_settings
 from vexel_core.engine import AsyncEngine
 from vexel_core.server import VexelServer
@@ -35,8 +34,7 @@ def write_tiny_model(path: Path, seed: int | None = None, *, endless: bool = Fal
     """A random-weight LLaMA-3-style file; fresh weights each run unless *seed* is given.
     *endless*: its end-of-generation tokens never win a greedy step."""
     if seed is None:
-        seed = int(np.random.default_rng().integers(1 << 30))
-        print(f"tiny model seed: {seed}")
+        seed = fresh_seed("tiny model seed")
     vocab = bpe_vocab()
     mute = tuple(Tokenizer.from_metadata(vocab).stop_ids) if endless else ()
     return write_llama(path, vocab, TINY, seed=seed, name="tiny-chat", mute=mute)

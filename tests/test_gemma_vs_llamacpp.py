@@ -23,19 +23,17 @@ from tests.arch_checks import (
     check_greedy,
     check_inspect,
     check_logits,
-    fresh_seed,
     in_format,
     prompt,
 )
 from tests.builders.phi_gemma import GEMMA2, write_gemma2
-from tests.helpers import llama_cpp_logits, load, pearson, prompt_logits
+from tests.helpers import fresh_seed, llama_cpp_logits, load, pearson, prompt_logits
 from vexel_core.errors import GGUFError
 
 
 @pytest.fixture(scope="module")
 def f32_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    seed = fresh_seed()
-    print(f"weights seed: {seed}")
+    seed = fresh_seed("weights seed")
     return write_gemma2(tmp_path_factory.mktemp("gemma") / "gemma2.gguf", GEMMA2, seed)
 
 
@@ -67,7 +65,7 @@ def test_inspect(f32_file: Path) -> None:
 def test_sliding_layers_from_a_per_layer_pattern(host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """``attention.sliding_window_pattern`` as flags overrides the period: here layer 1
     slides and layer 0 attends globally, the reverse of Gemma 2's default."""
-    seed = fresh_seed()
+    seed = fresh_seed("weights seed")
     default = write_gemma2(tmp_path / "default.gguf", GEMMA2, seed)
     swapped = write_gemma2(tmp_path / "swapped.gguf",
                            replace(GEMMA2, sliding_pattern=(False, True)), seed)
@@ -84,7 +82,7 @@ def test_query_scale_of_the_27b_model(host, tmp_path: Path) -> None:  # type: ig
     for 46-layer files (Gemma-2-27B) and by head_size^-1/2 otherwise. A narrow 46-layer file
     where the two differ (32 vs 256) must match it."""
     shape = replace(GEMMA2, hidden=64, layers=46, ffn=128)
-    path = write_gemma2(tmp_path / "g27.gguf", shape, fresh_seed())
+    path = write_gemma2(tmp_path / "g27.gguf", shape, fresh_seed("weights seed"))
     tokens = prompt(5, 12)
     ours = prompt_logits(load(path, host), tokens, host)
     ref = llama_cpp_logits(path, tokens)

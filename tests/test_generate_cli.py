@@ -14,7 +14,12 @@ import pytest
 from tests.arch_checks import TIE
 from tests.builders.models import LLAMA3, write_llama
 from tests.builders.vocab import spm_vocab
-from tests.helpers import assert_same_greedy, llama_cpp_greedy_margins, llama_cpp_logits
+from tests.helpers import (
+    assert_same_greedy,
+    fresh_seed,
+    llama_cpp_greedy_margins,
+    llama_cpp_logits,
+)
 from vexel_core.gguf.writer import finish
 
 
@@ -25,7 +30,7 @@ def vexel(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[s
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    seed = int(np.random.default_rng().integers(1 << 30))
+    seed = fresh_seed("weights seed")
     return write_llama(tmp_path_factory.mktemp("gen") / "m.gguf", spm_vocab(), LLAMA3, seed=seed)
 
 

@@ -13,13 +13,12 @@ from tests.arch_checks import (
     GREEDY_SEEDS,
     check_greedy,
     check_logits,
-    fresh_seed,
     in_format,
     prompt,
 )
 from tests.builders.models import LLAMA2, LLAMA3, MISTRAL, LlamaShape, write_llama
 from tests.builders.vocab import spm_vocab
-from tests.helpers import load, prompt_logits
+from tests.helpers import fresh_seed, load, prompt_logits
 
 FORMATS = ["F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1",
            "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"]
@@ -29,8 +28,7 @@ VARIANTS = {"llama2": LLAMA2, "llama3": LLAMA3, "mistral": MISTRAL}
 @pytest.fixture(scope="module")
 def f32_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("llama")
-    seed = fresh_seed()
-    print(f"weights seed {seed}")
+    seed = fresh_seed("weights seed")
     vocab = spm_vocab()
     return {name: write_llama(folder / f"{name}-F32.gguf", vocab, shape, seed=seed + i)
             for i, (name, shape) in enumerate(VARIANTS.items())}

@@ -22,12 +22,11 @@ from tests.arch_checks import (
     check_greedy,
     check_inspect,
     check_logits,
-    fresh_seed,
     in_format,
     prompt,
 )
 from tests.builders.phi_gemma import PHI2, Phi3Shape, write_phi2, write_phi3
-from tests.helpers import llama_cpp_logits, load, pearson, prompt_logits
+from tests.helpers import fresh_seed, llama_cpp_logits, load, pearson, prompt_logits
 from vexel_core.errors import GGUFError
 
 PHI3 = Phi3Shape(sliding_window=8)
@@ -37,8 +36,7 @@ VARIANTS = ["phi2", "phi3"]
 @pytest.fixture(scope="module")
 def f32_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("phi")
-    seed = fresh_seed()
-    print(f"weights seed: {seed}")
+    seed = fresh_seed("weights seed")
     return {"phi2": write_phi2(folder / "phi2.gguf", PHI2, seed),
             "phi3": write_phi3(folder / "phi3.gguf", PHI3, seed + 1)}
 

@@ -60,7 +60,8 @@ def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
         llm.close()
         if len(set(answer)) > 3:
             return path
-    raise AssertionError(f"five random models in a row answer with a few tokens: {answer}")
+    raise AssertionError(f"none of five models drawn answers with more than three distinct "
+                         f"tokens: the last said {answer}")
 
 
 @pytest.fixture(scope="module")
