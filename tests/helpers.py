@@ -28,6 +28,7 @@ def fresh_seed(what: str = "seed") -> int:
     print(f"{what}: {seed}")
     return seed
 
+
 def benchmark_module(name: str) -> ModuleType:
     """benchmarks/<name>.py imported as a module (the folder is not a package), for tests of
     the helpers the GPU machine's scripts rely on."""

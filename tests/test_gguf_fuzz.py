@@ -135,7 +135,7 @@ def run_child(variant_dir: Path) -> dict[str, object]:
     return {"errors": errors, "loaded": loaded, "failures": failures, "slowest_s": slowest}
 
 
-def test_corrupted_files_end_in_gguf_error(tmp_path: Path, rng: np.random.Generator) -> None:
+def test_corrupted_files_end_in_a_clear_error(tmp_path: Path, rng: np.random.Generator) -> None:
     valid = write_gguf(tmp_path / "valid.gguf", "llama", llama_metadata(rng),
                        llama_tensors(rng), mixed_types)
     read_everything(valid)  # the original is fine
