@@ -114,8 +114,8 @@ class TensorInfo:
     def dequantize(self) -> np.ndarray:
         """The tensor as float32 of ``shape`` (the reference: ``gguf.quants.dequantize``).
 
-        A type that neither covers (llama.cpp's activation-only Q8_1 and Q8_K, which no model
-        stores, and the newest types) is `GGUFError`, not the library's NotImplementedError.
+        A type that neither numpy nor gguf reads (llama.cpp's activation-only Q8_1 and Q8_K,
+        which no model stores, and the newest types) is `GGUFError`, not NotImplementedError.
         """
         plain = _PLAIN_DTYPES.get(self.ggml_type)
         if plain is not None:
