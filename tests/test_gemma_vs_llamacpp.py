@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import mlx.core as mx
 import pytest
 
 from tests.arch_checks import (
@@ -84,9 +85,14 @@ def test_query_scale_of_the_27b_model(host, tmp_path: Path) -> None:  # type: ig
     shape = replace(GEMMA2, hidden=64, layers=46, ffn=128)
     path = write_gemma2(tmp_path / "g27.gguf", shape, fresh_seed("weights seed"))
     tokens = prompt(5, 12)
-    ours = prompt_logits(load(path, host), tokens, host)
+    model = load(path, host)
+    ours = prompt_logits(model, tokens, host)
     ref = llama_cpp_logits(path, tokens)
-    assert min(pearson(ours[i], ref[i]) for i in range(len(tokens))) >= 0.999
+    # The other scale comes to Pearson 0.34-0.81 (float32, four seeds, session 33). In
+    # bfloat16 (a GPU) 46 layers of rounding cost more than 1e-3: 0.9977 on the H200; the
+    # floor is then the one for 8-bit activations (`arch_checks`).
+    floor = 0.999 if model.dtype == mx.float32 else 0.99
+    assert min(pearson(ours[i], ref[i]) for i in range(len(tokens))) >= floor
 
 
 def test_a_bad_sliding_pattern_is_refused_by_name(host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

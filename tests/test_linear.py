@@ -156,11 +156,12 @@ def test_stacked_weights_multiply_as_their_parts(
     x = mx.array(rng.normal(size=(3, COLS)).astype(np.float32))
     expected = mx.concatenate([p.matmul(x) for p in parts], axis=-1)
     np.testing.assert_allclose(np.array(stacked.matmul(x)), np.array(expected), rtol=0, atol=1e-5)
-    w = np.concatenate([gguf_dequantize(raw, ggml_type) for raw in raws])
-    np.testing.assert_array_equal(np.array(stacked.dequantize()), w.astype(np.float32))
-    # Stacked from what the parts built, it is stored as a load of the stacked bytes would be.
+    # Stacked from what the parts built, it is stored as a load of the stacked bytes would be
+    # (checked before `dequantize`, which builds the affine terms where the GPU had none).
     whole = load_weight(host, ggml_type, np.concatenate(raws), (sum(rows), COLS))
     assert stacked.nbytes == whole.nbytes
+    w = np.concatenate([gguf_dequantize(raw, ggml_type) for raw in raws])
+    np.testing.assert_array_equal(np.array(stacked.dequantize()), w.astype(np.float32))
 
 
 def test_weights_of_different_formats_do_not_stack(

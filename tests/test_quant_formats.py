@@ -21,6 +21,8 @@ from vexel_core.errors import RegistryMiss, TensorDataError
 from vexel_core.plugins import load_plugins
 from vexel_core.quant.formats import ALL_FORMATS
 from vexel_core.quant.measure import random_raw
+from vexel_core.quant.selection import QuantPath, paths_on_this_device
+from vexel_core.quant.weights import BlockWeight
 
 FORMATS = {fmt.name: fmt for fmt in ALL_FORMATS}
 ALL_TYPES = [T.F32, T.F16, T.BF16, T.Q8_0, T.Q4_0, T.Q4_1, T.Q5_0, T.Q5_1,
@@ -113,9 +115,18 @@ def test_exact_types_are_one_mlx_affine_triplet(ggml_type: T, rng: np.random.Gen
 
 @pytest.mark.parametrize("ggml_type", ALL_TYPES, ids=lambda t: t.name)
 def test_memory_cost_is_as_documented(ggml_type: T, rng: np.random.Generator) -> None:
+    """A loaded block weight holds what this device's products read: the MLX form where
+    MLX's affine path serves them (`BITS_PER_WEIGHT`), the file's blocks where the GGUF
+    kernels do (a CUDA model holds no affine copy)."""
+    fmt = FORMATS[ggml_type.name]
     raw = random_raw(ggml_type, 2, COLS, rng)
-    weight = FORMATS[ggml_type.name].load(raw, (2, COLS))
-    assert 8 * weight.nbytes / (2 * COLS) == BITS_PER_WEIGHT[ggml_type]
+    weight = fmt.load(raw, (2, COLS))
+    bits = BITS_PER_WEIGHT[ggml_type]
+    if isinstance(weight, BlockWeight):
+        paths = paths_on_this_device(ggml_type)
+        bits = ((bits if QuantPath.MLX_AFFINE in paths else 0)
+                + (8 * fmt.block_bytes / fmt.block_elems if QuantPath.GGUF_KERNEL in paths else 0))
+    assert 8 * weight.nbytes / (2 * COLS) == bits
 
 
 @pytest.mark.parametrize("ggml_type", [T.Q4_0, T.Q6_K], ids=lambda t: t.name)
