@@ -245,6 +245,11 @@ def test_warm_up_runs_before_health_and_metrics_count_only_real_requests(
         text = httpx.get(server.url + "/metrics").text
     assert stats.generation_tokens == usage["completion_tokens"] == 3
     assert re.search(r'^vexel:generation_tokens_total\{model_name="tiny-chat"\} 3\.0$', text, re.M)
+    # A prompt shorter than a block looks nothing up in the prefix cache; the warm-up's
+    # prompts (of whole blocks) did, and must not be counted either.
+    assert stats.prefix_queries == 0
+    assert re.search(r'^vexel:prefix_cache_queries_total\{model_name="tiny-chat"\} 0\.0$', text,
+                     re.M)
 
 
 def test_warm_up_logs_each_rounds_seconds_at_debug_level(model_path: Path) -> None:

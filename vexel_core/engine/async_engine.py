@@ -114,7 +114,7 @@ class AsyncEngine:
         prompt of every padded length up to the chunk size. A last round sends a prompt of two
         chunks beside a short request: its second chunk attends to cached tokens (the path
         prefix-cache hits take too) in a step that also decodes. Counters are reset after
-        (`EngineStats.reset_counters`); a listener subscribed before would see the warm-up."""
+        (`LLMEngine.reset_counters`); a listener subscribed before would see the warm-up."""
         await self.ready()
         engine = self.engine
         vocab = engine.model.vocab_size
@@ -148,7 +148,7 @@ class AsyncEngine:
         if two_chunks <= longest and engine.settings.max_batch_size >= 2:
             await round_of("chunked", one("chunked", two_chunks, 1000),
                            one("beside", prompt_len, 1001))
-        engine.stats.reset_counters()
+        engine.reset_counters()
 
     def abort(self, request_id: str) -> None:
         if self.engine is not None:

@@ -191,6 +191,15 @@ class LLMEngine:
         with self._lock:
             self._aborts.append(request_id)
 
+    def reset_counters(self) -> None:
+        """Zero what the stats accumulate, at their sources too (`_update_stats` copies the
+        block manager's prefix counts and the scheduler's preemptions at every step), so that
+        what follows is counted alone: real requests after a warm-up. Call it between
+        requests (the engine idle), as the counters have no lock."""
+        self.blocks.stats.prefix_queries = self.blocks.stats.prefix_hits = 0
+        self.scheduler.num_preemptions = 0
+        self.stats.reset_counters()
+
     # -- the step -----------------------------------------------------------------------
     # Steps are pipelined: a step's graph is launched (`mx.async_eval`) and left running; the
     # next call plans and launches the following step before the previous one's samples
