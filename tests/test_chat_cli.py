@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -88,10 +89,11 @@ def test_local_chat_answers_obeys_set_and_exits(model_path: Path, tmp_path: Path
     expected = greedy_answer(model_path, [{"role": "user", "content": question}])
     term = Terminal(chat_command("-m", str(model_path), "--kv-cache-memory", "16MiB"), ENV)
     try:
-        term.expect(rb"chatting with tiny-chat", timeout=60)
-        # Default sampling (temperature 0.8). The first answer compiles the decode graphs and,
-        # on a GPU, the kernels: over 30 s on the H200 with seven other test processes.
-        _, stats = answer(term, question, timeout=120)
+        # Loading and warming up: on a GPU the kernels compile (the first answer took over
+        # 30 s on the H200 beside seven other test processes, before the chat warmed up).
+        term.expect(rb"chatting with tiny-chat", timeout=120)
+        # default sampling (temperature 0.8): its operations compile at their first use
+        _, stats = answer(term, question, timeout=60)
         assert stats.group(4) in (b"stop", b"length")
         assert int(stats.group(3)) <= MAX_TOKENS
 
@@ -124,6 +126,21 @@ def test_local_chat_answers_obeys_set_and_exits(model_path: Path, tmp_path: Path
         assert term.process.wait(timeout=30) == 0
     finally:
         term.close()
+
+
+@pytest.mark.parametrize("warm_up", [True, False], ids=["warm-up", "no-warm-up"])
+def test_local_chat_warms_up_before_its_prompt(model_path: Path, warm_up: bool) -> None:
+    flag = "--warm-up" if warm_up else "--no-warm-up"
+    proc = subprocess.run(
+        chat_command("-m", str(model_path), "--kv-cache-memory", "16MiB", "--log-level", "debug",
+                     "--log-format", "json", flag),
+        input="/stats\n/exit\n", capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stderr.splitlines() if line.startswith("{")]
+    rounds = [e["round"] for e in events if e["event"] == "warm-up round"]
+    assert rounds[:1] == (["batch 1"] if warm_up else [])  # one conversation: one row
+    # the warm-up's requests are not the session's
+    assert "prefix cache 0/0 hits, 0 preemptions, 0 prompt tokens computed" in proc.stdout
 
 
 def test_chat_with_a_server(model_path: Path) -> None:

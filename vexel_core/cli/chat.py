@@ -129,13 +129,15 @@ def _sync_iter(loop: asyncio.AbstractEventLoop, items: AsyncIterator[T]) -> Iter
 
 
 class LocalBackend:
-    def __init__(self, settings: Any) -> None:
+    def __init__(self, settings: Any, warm_up: bool) -> None:
         from vexel_core.engine import start_engine
 
         self.loop = asyncio.new_event_loop()
         self.engine = start_engine(settings)
         self.name = self.engine.engine.loaded.name
         self._count = 0
+        if warm_up:  # one conversation: requests of one row (`AsyncEngine.warm_up`)
+            self.loop.run_until_complete(self.engine.warm_up(batches=(1,)))
 
     def answer(self, messages: list[dict[str, str]], params: dict[str, Any],
                stats: AnswerStats) -> Generator[str, None, None]:
@@ -364,11 +366,14 @@ def repl(session: ChatSession) -> None:
               show_default=True, help="Tokens per answer at most.")
 @click.option("--wait", "wait_s", type=click.FloatRange(min=0), default=30.0,
               show_default=True, help="Seconds to wait for --url to become ready.")
+@click.option("--warm-up/--no-warm-up", "warm_up", default=True, show_default=True,
+              help="With -m: run a few short requests before the first prompt, so that GPU "
+              "kernels compile before the first answer does (as llama.cpp's CLI warms up).")
 @sampling_options
 @engine_options
 @common_options
 def chat(model: str | None, url: str | None, api_key: str | None, system: str | None,
-         max_tokens: int, wait_s: float, **kw: Any) -> None:
+         max_tokens: int, wait_s: float, warm_up: bool, **kw: Any) -> None:
     """Talk to a model: streaming answers, history, /commands (/help lists them)."""
     from vexel_core.cli.options import sampling_from_cli, settings_from_cli
 
@@ -383,7 +388,7 @@ def chat(model: str | None, url: str | None, api_key: str | None, system: str | 
         raise click.UsageError("give either -m MODEL (load it here) or --url (a server)")
     settings = settings_from_cli(model=model, **kw)
     backend: Backend = (RemoteBackend(url, api_key, wait_s) if url is not None
-                        else LocalBackend(settings))
+                        else LocalBackend(settings, warm_up))
     try:
         repl(ChatSession(backend, params, system))
     finally:
