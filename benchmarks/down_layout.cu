@@ -1,0 +1,43 @@
+// Body of the read-only kernel behind benchmarks/down_layout.py: the feed-forward kernel's down
+// phase (vexel_core/quant/kernels/cuda/feed_forward.cuh) without its arithmetic. CTA c reads
+// the two Q4_0 blocks of columns [64 c, 64 c + 64) of every down row: a lane a (row, block)
+// pair, PASS rows in flight a lane, the rows walked from the CTA's own offset, 8 warps; each
+// block's 16 bytes of quants and 2 of scale are folded by XOR (checked by the script, so the
+// loads stay). TILED 0: the engine's layout, rows of 1,024-element super-blocks (512 bytes of
+// quants, then 32 scales): a CTA reads 32 bytes of quants and 4 of scales a row, 8,064 bytes
+// apart. TILED 1: the same blocks regrouped by CTA, [F / 64][N][2][16] quants then
+// [F / 64][N][2] scales: a warp's 16 rows are 512 contiguous bytes of quants.
+constexpr int BPR = 2, RPW = 16, WARPS = 8;
+const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, t = lane % BPR;
+const int c = blockIdx.x, ctas = gridDim.x;
+const int n = N;
+const size_t row_bytes = size_t(ctas) * 64 / 1024 * 576;
+const int jb = 2 * c + t;  // the block's place in a row: super-block jb / 32, block jb % 32
+const int rot = (c * n / ctas) & ~15;
+uint32_t acc = 0;
+for (int r0 = warp * RPW * PASS; r0 < n; r0 += WARPS * RPW * PASS) {
+  uint4 q[PASS];
+  unsigned short d[PASS];
+#pragma unroll
+  for (int p = 0; p < PASS; ++p) {
+    int row = r0 + p * RPW + lane / BPR + rot;
+    row = row < n ? row : row - n;
+    const uint8_t* qa;
+    const uint8_t* da;
+    if (TILED) {
+      qa = w + (size_t(c) * n + row) * 32 + 16 * t;
+      da = w + size_t(ctas) * n * 32 + (size_t(c) * n + row) * 4 + 2 * t;
+    } else {
+      const uint8_t* sb = w + size_t(row) * row_bytes + size_t(jb / 32) * 576;
+      qa = sb + 16 * (jb % 32);
+      da = sb + 512 + 2 * (jb % 32);
+    }
+    asm volatile("ld.global.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(q[p].x), "=r"(q[p].y), "=r"(q[p].z), "=r"(q[p].w) : "l"(qa));
+    asm volatile("ld.global.L1::no_allocate.u16 %0, [%1];" : "=h"(d[p]) : "l"(da));
+  }
+#pragma unroll
+  for (int p = 0; p < PASS; ++p) acc ^= q[p].x ^ q[p].y ^ q[p].z ^ q[p].w ^ uint32_t(d[p]);
+}
+for (int offset = 16; offset > 0; offset >>= 1) acc ^= __shfl_xor_sync(0xffffffffu, acc, offset);
+if (lane == 0) out[c * WARPS + warp] = acc;
