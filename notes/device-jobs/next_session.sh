@@ -13,37 +13,26 @@
 #   pip download --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
 #     -d .devkit/pyspy py-spy
 #
-# Written at the end of session 32. Main now: session 31's code with embedding rows dequantized
-# straight into bfloat16 (one launch a step fewer) and test_quant_formats' one-row products
-# reading x as CUDA reads it. Set aside: the pending norm (level three times). Prepared:
-# next/argmax (the sampler's argmax as our kernel: 5.9-7.2 us alone against MLX's 15.8, but
-# 25.9 in the engine with its output then padded; its GPU test then disagreed with MLX on
-# rows with NaN; both addressed, neither measured) and next/ff-pass8 (the feed-forward
-# kernel's down phase with twice the rows in flight). Device budget left at the end: 119 s.
+# Written at the end of session 33 (device budget then: 182 s, all of 1,800 spent). Main now:
+# session 32's code, the tests' tolerances by the activations' dtype (the suite's first run on
+# the H200 found the CPU's float32 bounds in tests not marked gpu), warm-up counters reset at
+# their sources, `vexel chat` warming up. Measured and not merged: next/argmax (14.7 us a step
+# in the engine against MLX's ~16: 1.4 us) and next/ff-pass8 (37.8 us a block at PASS 4 and 8:
+# no difference). Prepared: benchmarks/down_layout.py.
 #
-# A: (~250 s) `git checkout next/argmax && source .devkit/setup.sh && bash
-#    notes/device-jobs/s33_a.sh` (or `git apply notes/patches/argmax.patch` on main): its
-#    GPU tests (the kernel against mx.argmax and numpy's choice, NaN ranked first),
-#    benchmarks/argmax.py with and without --read-back, then the
-#    engine's timeline with --where vx_argmax: merge if the tests pass and the engine's
-#    launch is near the 6-7 us it takes alone; if it is still ~26 us, the output's buffer is
-#    not the cause (look at what runs beside it in the graph).
-# B: (~560 s) `s33_b.sh` on main: the whole test suite on the GPU once. Session 32 found
-#    test_quant_formats' one-row products failing there, never run on a GPU before (fixed on
-#    main, not re-run); other modules not marked `gpu` may hold the same. Carry .devkit/extra
-#    too (llama_cpp, pytest-xdist, execnet; the script says how to fill it) with notes/bench
-#    moved out of the tree (the 64 MiB limit).
-# C: (~400 s) `git checkout next/ff-pass8 && source .devkit/setup.sh && bash
-#    notes/device-jobs/s33_c.sh` (or `git apply notes/patches/ff-pass8.patch` on main): the
-#    feed-forward kernel's down phase with eight rows in flight a lane (four on main): its
-#    GPU tests, feed_forward.py --passes 4 8, then the engine
-#    alternated against ab.py --down-pass-4. The down phase (~15 us of the kernel's ~38) is 8
-#    dependent round trips a warp at PASS 4, 4 at PASS 8 (109 registers, the loads all issued
-#    first). Merge if the block is shorter.
-# D: x rounded by its writer for the q/k/v product (the feed-forward kernel's last CTA writes
-#    round_x's buffer beside normed; gemv_int8 reads it, XPRE): ceiling ~0.02 ms a step
-#    (session 29). Only if A-C leave time: the budget table says why these levers cannot
-#    reach 600 tok/s, and what would ("persistent layer", gpu-kernels.md).
+# A: (~300 s, cold) `s34_a.sh` on main, carry [".devkit/wheels", ".devkit/setup.sh"]:
+#    down_layout.py (the down phase's loads on the engine's rows against rows regrouped by
+#    CTA), then test_quant_kernels.py spread over eight workers (never finished on the GPU as
+#    a whole: s33_b2 left 550 of its cases).
+# B: (~560 s) `s34_b.sh` at once after A (the warm machine keeps the installed wheels), carry
+#    [".devkit/setup.sh", ".devkit/extra"], notes/bench moved out of the tree: the rest of the
+#    suite on the GPU, with the failures' tracebacks; the script says what .devkit/extra
+#    holds. Every failure is either a GPU-only bug or a test's CPU assumption: say which.
+# C: if down_layout.py shows the regrouped rows read in about half the time (~7 us against
+#    ~15), build the repack: the down matrices of the one-launch feed-forward kernel stored
+#    by CTA at load, and the kernels that read those weights otherwise (gemv_int8 for batches,
+#    the dequantization for prefill) taught that layout; else record why the down phase is
+#    slow (gpu-kernels.md, session 27: 33 MB in ~15 us).
 # Keep one llama.cpp run a session if the budget allows: s31_b.sh (build, with the engine's
 # GPU tests beside it) then s31_c.sh at once on the warm machine (three engines). Their carry
 # needs notes/bench and vexel_core/assets/vexel-tiny.gguf moved out of the tree (64 MiB).
