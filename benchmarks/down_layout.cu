@@ -1,32 +1,36 @@
 // Body of the read-only kernel behind benchmarks/down_layout.py: the feed-forward kernel's down
-// phase (vexel_core/quant/kernels/cuda/feed_forward.cuh) without its arithmetic. CTA c reads
-// the two Q4_0 blocks of columns [64 c, 64 c + 64) of every down row: a lane a (row, block)
-// pair, PASS rows in flight a lane, the rows walked from the CTA's own offset, 8 warps; each
-// block's 16 bytes of quants and 2 of scale are folded by XOR (checked by the script, so the
-// loads stay). TILED 0: the engine's layout, rows of 1,024-element super-blocks (512 bytes of
-// quants, then 32 scales): a CTA reads 32 bytes of quants and 4 of scales a row, 8,064 bytes
-// apart. TILED 1: the same blocks regrouped by CTA, [F / 64][N][2][16] quants then
+// phase (vexel_core/quant/kernels/cuda/feed_forward.cuh) without its arithmetic. A lane takes a
+// (row, block) pair, PASS rows in flight a lane, the rows walked from the CTA's own offset, 8
+// warps; each Q4_0 block's 16 bytes of quants and 2 of scale are folded by XOR (checked by the
+// script, so the loads stay).
+// TILED 0, BPR 2 (the engine): CTA c reads the two blocks of columns [64 c, 64 c + 64) of
+// every row, rows of 1,024-element super-blocks (512 bytes of quants, then 32 scales): 32
+// bytes of quants and 4 of scales a row, 8,064 bytes apart.
+// TILED 0, BPR 4: two CTAs share four blocks (128 columns), each half the rows: 64 bytes of
+// quants a row (what a CTA pair exchanging its slices through memory would read).
+// TILED 1, BPR 2: the engine's blocks regrouped by CTA, [F / 64][N][2][16] quants then
 // [F / 64][N][2] scales: a warp's 16 rows are 512 contiguous bytes of quants.
-constexpr int BPR = 2, RPW = 16, WARPS = 8;
+constexpr int RPW = 32 / BPR, WARPS = 8, G = BPR / 2;  // G: CTAs sharing a column group
+static_assert(BPR == 2 || (BPR == 4 && !TILED), "down_layout.cu: BPR 2, or 4 on rows");
 const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, t = lane % BPR;
 const int c = blockIdx.x, ctas = gridDim.x;
-const int n = N;
+const int group = c / G, rows = N / G, row0 = (c % G) * rows;
 const size_t row_bytes = size_t(ctas) * 64 / 1024 * 576;
-const int jb = 2 * c + t;  // the block's place in a row: super-block jb / 32, block jb % 32
-const int rot = (c * n / ctas) & ~15;
+const int jb = BPR * group + t;  // the block's place in a row: super-block jb / 32, block jb % 32
+const int rot = (c * rows / ctas) & ~15;
 uint32_t acc = 0;
-for (int r0 = warp * RPW * PASS; r0 < n; r0 += WARPS * RPW * PASS) {
+for (int r0 = warp * RPW * PASS; r0 < rows; r0 += WARPS * RPW * PASS) {
   uint4 q[PASS];
   unsigned short d[PASS];
 #pragma unroll
   for (int p = 0; p < PASS; ++p) {
     int row = r0 + p * RPW + lane / BPR + rot;
-    row = row < n ? row : row - n;
+    row = row0 + (row < rows ? row : row - rows);
     const uint8_t* qa;
     const uint8_t* da;
     if (TILED) {
-      qa = w + (size_t(c) * n + row) * 32 + 16 * t;
-      da = w + size_t(ctas) * n * 32 + (size_t(c) * n + row) * 4 + 2 * t;
+      qa = w + (size_t(c) * N + row) * 32 + 16 * t;
+      da = w + size_t(ctas) * N * 32 + (size_t(c) * N + row) * 4 + 2 * t;
     } else {
       const uint8_t* sb = w + size_t(row) * row_bytes + size_t(jb / 32) * 576;
       qa = sb + 16 * (jb % 32);

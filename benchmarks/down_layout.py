@@ -6,11 +6,13 @@ The feed-forward kernel (cuda/feed_forward.cuh) spends ~15 of its ~38 us a Llama
 in the down phase, 33 MB at ~2.2 TB/s, where its gate/up phase reads at ~4.7 (session 27's
 phase timer). There each CTA reads 32 bytes of quants and 4 of scales from each of the 4,096
 rows, 8,064 bytes apart: short, scattered reads. This times `down_layout.cu`, the down phase's
-loads alone (the same grid, lanes, rows in flight and row order, no arithmetic), on the
-engine's layout and on the same blocks regrouped so that each CTA's are contiguous, for 4 and
-8 rows in flight a lane. If the regrouped reads take about half the time, a load-time repack
-of the down matrices (and the kernels that read them: the batch products, the dequantization)
-is the lever worth building; if not, the down phase's time is not its access pattern.
+loads alone (the same grid, lanes, rows in flight and row order, no arithmetic), for 4 and 8
+rows in flight a lane, three ways: the engine's; the engine's layout read 64 bytes a row by
+CTA pairs, each half the rows (what pairs exchanging their slices through memory would
+read); the same blocks regrouped so that each CTA's are contiguous. If the regrouped reads
+take about half the time, the down phase's time is its access pattern: the pairs, if they
+come close, need no new layout; else a load-time repack of the down matrices (and the kernels
+that read them otherwise: the batch products, the dequantization).
 
 Each launch is checked against numpy's XOR of the matrix; launches cycle through copies that
 never sit in L2 together, timed by CUPTI (`gpu_timeline.cupti_spans`), the arms alternated.
@@ -63,38 +65,39 @@ def main() -> None:
         source=(Path(__file__).parent / "down_layout.cu").read_text())
     packed = np.array(pack_q4_0(random_blocks(Q.Q4_0, N, F)))
     want = expected_xor(packed)
-    layouts = {"rows (engine)": mx.array(packed), "tiled by CTA": mx.array(tiled(packed))}
-    copies = {name: [w] + [w + mx.zeros((), w.dtype)
-                           for _ in range(int(-(-NOT_IN_L2 // w.nbytes)) - 1)]
-              for name, w in layouts.items()}
+    layouts = {0: mx.array(packed), 1: mx.array(tiled(packed))}  # by TILED
+    copies = {i: [w] + [w + mx.zeros((), w.dtype)
+                        for _ in range(int(-(-NOT_IN_L2 // w.nbytes)) - 1)]
+              for i, w in layouts.items()}
     mx.eval(copies)
 
-    def launch(w: mx.array, is_tiled: int, rows_in_flight: int) -> mx.array:
-        (out,) = kernel(inputs=[w], template=[("TILED", is_tiled), ("PASS", rows_in_flight),
-                                              ("N", N)],
+    def launch(w: mx.array, is_tiled: int, bpr: int, rows_in_flight: int) -> mx.array:
+        (out,) = kernel(inputs=[w], template=[("TILED", is_tiled), ("BPR", bpr),
+                                              ("PASS", rows_in_flight), ("N", N)],
                         grid=(CTAS * THREADS, 1, 1), threadgroup=(THREADS, 1, 1),
                         output_shapes=[(CTAS * WARPS,)], output_dtypes=[mx.uint32])
         return out
 
-    arms = [(name, i, p) for p in (4, 8) for i, name in enumerate(layouts)]
-    for name, i, p in arms:
-        got = int(np.bitwise_xor.reduce(np.array(launch(layouts[name], i, p))))
+    ways = [("rows (engine)", 0, 2), ("rows, CTA pairs", 0, 4), ("tiled by CTA", 1, 2)]
+    arms = [(name, i, bpr, p) for p in (4, 8) for name, i, bpr in ways]
+    for name, i, bpr, p in arms:
+        got = int(np.bitwise_xor.reduce(np.array(launch(layouts[i], i, bpr, p))))
         print(f"check {name}, {p} rows in flight: {'ok' if got == want else 'WRONG'}")
     nbytes = packed.nbytes
-    print(f"{len(copies['rows (engine)'])} copies of {nbytes / 1e6:.1f} MB; GPU us a launch "
+    print(f"{len(copies[0])} copies of {nbytes / 1e6:.1f} MB; GPU us a launch "
           f"(CUPTI, {LAUNCHES} launches a run):")
     for _ in range(args.rounds):
-        for name, i, p in arms:
-            ws = copies[name]
+        for name, i, bpr, p in arms:
+            ws = copies[i]
 
-            def run(ws: list[mx.array] = ws, i: int = i, p: int = p) -> None:
-                mx.eval([launch(ws[k % len(ws)], i, p) for k in range(LAUNCHES)])
+            def run(ws: list[mx.array] = ws, i: int = i, bpr: int = bpr, p: int = p) -> None:
+                mx.eval([launch(ws[k % len(ws)], i, bpr, p) for k in range(LAUNCHES)])
 
             run()
             spans = cupti_spans(run)
             times = sorted(b - a for a, b, kernel_name, _ in spans if "vx_down" in kernel_name)
             median = times[len(times) // 2]
-            print(f"  {name:14} {p} in flight  median {median:6.2f} us  "
+            print(f"  {name:16} {p} in flight  median {median:6.2f} us  "
                   f"{nbytes / median / 1e3:5.0f} GB/s  ({len(times)} launches)", flush=True)
 
 

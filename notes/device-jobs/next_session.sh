@@ -21,7 +21,7 @@
 # no difference). Prepared: benchmarks/down_layout.py.
 #
 # A: (~300 s, cold) `s34_a.sh` on main, carry [".devkit/wheels", ".devkit/setup.sh"]:
-#    down_layout.py (the down phase's loads on the engine's rows against rows regrouped by
+#    down_layout.py (the down phase's loads: the engine's, CTA pairs at 64 bytes a row, rows regrouped by
 #    CTA), then test_quant_kernels.py spread over eight workers (never finished on the GPU as
 #    a whole: s33_b2 left 550 of its cases).
 # B: (~560 s) `s34_b.sh` at once after A (the warm machine keeps the installed wheels), carry
