@@ -6,16 +6,19 @@
 // TILED 0, BPR 2 (the engine): CTA c reads the two blocks of columns [64 c, 64 c + 64) of
 // every row, rows of 1,024-element super-blocks (512 bytes of quants, then 32 scales): 32
 // bytes of quants and 4 of scales a row, 8,064 bytes apart.
-// TILED 0, BPR 4: two CTAs share four blocks (128 columns), each half the rows: 64 bytes of
-// quants a row (what a CTA pair exchanging its slices through memory would read).
+// TILED 0, BPR 4, G 2: two CTAs share four blocks (128 columns), each half the rows: 64 bytes
+// of quants a row (what a CTA pair exchanging its slices through memory would read).
+// TILED 0, BPR 4, G 1, half the CTAs: one CTA a pair reads the four blocks of every row (what
+// the pair's second to finish would read, doing the down product for both; no waiting).
 // TILED 1, BPR 2: the engine's blocks regrouped by CTA, [F / 64][N][2][16] quants then
 // [F / 64][N][2] scales: a warp's 16 rows are 512 contiguous bytes of quants.
-constexpr int RPW = 32 / BPR, WARPS = 8, G = BPR / 2;  // G: CTAs sharing a column group
-static_assert(BPR == 2 || (BPR == 4 && !TILED), "down_layout.cu: BPR 2, or 4 on rows");
+// G: CTAs sharing a column group, each 1 / G of the rows; F: a row's columns
+constexpr int RPW = 32 / BPR, WARPS = 8;
+static_assert((BPR == 2 && G == 1) || (BPR == 4 && !TILED), "down_layout.cu: see the ways");
 const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, t = lane % BPR;
 const int c = blockIdx.x, ctas = gridDim.x;
 const int group = c / G, rows = N / G, row0 = (c % G) * rows;
-const size_t row_bytes = size_t(ctas) * 64 / 1024 * 576;
+const size_t row_bytes = size_t(F) / 1024 * 576;
 const int jb = BPR * group + t;  // the block's place in a row: super-block jb / 32, block jb % 32
 const int rot = (c * rows / ctas) & ~15;
 uint32_t acc = 0;

@@ -7,12 +7,14 @@ in the down phase, 33 MB at ~2.2 TB/s, where its gate/up phase reads at ~4.7 (se
 phase timer). There each CTA reads 32 bytes of quants and 4 of scales from each of the 4,096
 rows, 8,064 bytes apart: short, scattered reads. This times `down_layout.cu`, the down phase's
 loads alone (the same grid, lanes, rows in flight and row order, no arithmetic), for 4 and 8
-rows in flight a lane, three ways: the engine's; the engine's layout read 64 bytes a row by
+rows in flight a lane, four ways: the engine's; the engine's layout read 64 bytes a row by
 CTA pairs, each half the rows (what pairs exchanging their slices through memory would
-read); the same blocks regrouped so that each CTA's are contiguous. If the regrouped reads
-take about half the time, the down phase's time is its access pattern: the pairs, if they
-come close, need no new layout; else a load-time repack of the down matrices (and the kernels
-that read them otherwise: the batch products, the dequantization).
+read); the same by one CTA a pair, every row (what the pair's second to finish would read,
+doing the down product for both: no CTA waits for another); the same blocks regrouped so
+that each CTA's are contiguous. If a way takes about half the engine's time, the down phase's
+time is its access pattern: the pairs need no new layout; the regrouping a load-time repack
+of the down matrices (and the kernels that read them otherwise: the batch products, the
+dequantization).
 
 Each launch is checked against numpy's XOR of the matrix; launches cycle through copies that
 never sit in L2 together, timed by CUPTI (`gpu_timeline.cupti_spans`), the arms alternated.
@@ -71,33 +73,36 @@ def main() -> None:
               for i, w in layouts.items()}
     mx.eval(copies)
 
-    def launch(w: mx.array, is_tiled: int, bpr: int, rows_in_flight: int) -> mx.array:
-        (out,) = kernel(inputs=[w], template=[("TILED", is_tiled), ("BPR", bpr),
-                                              ("PASS", rows_in_flight), ("N", N)],
-                        grid=(CTAS * THREADS, 1, 1), threadgroup=(THREADS, 1, 1),
-                        output_shapes=[(CTAS * WARPS,)], output_dtypes=[mx.uint32])
+    def launch(w: mx.array, way: tuple[int, int, int], rows_in_flight: int) -> mx.array:
+        is_tiled, bpr, g = way
+        ctas = CTAS if bpr == 2 * g else CTAS // 2  # one CTA a pair: half the grid
+        (out,) = kernel(inputs=[w], template=[("TILED", is_tiled), ("BPR", bpr), ("G", g),
+                                              ("PASS", rows_in_flight), ("N", N), ("F", F)],
+                        grid=(ctas * THREADS, 1, 1), threadgroup=(THREADS, 1, 1),
+                        output_shapes=[(ctas * WARPS,)], output_dtypes=[mx.uint32])
         return out
 
-    ways = [("rows (engine)", 0, 2), ("rows, CTA pairs", 0, 4), ("tiled by CTA", 1, 2)]
-    arms = [(name, i, bpr, p) for p in (4, 8) for name, i, bpr in ways]
-    for name, i, bpr, p in arms:
-        got = int(np.bitwise_xor.reduce(np.array(launch(layouts[i], i, bpr, p))))
+    ways = {"rows (engine)": (0, 2, 1), "rows, CTA pairs": (0, 4, 2),
+            "rows, a pair's one": (0, 4, 1), "tiled by CTA": (1, 2, 1)}  # TILED, BPR, G
+    arms = [(name, way, p) for p in (4, 8) for name, way in ways.items()]
+    for name, way, p in arms:
+        got = int(np.bitwise_xor.reduce(np.array(launch(layouts[way[0]], way, p))))
         print(f"check {name}, {p} rows in flight: {'ok' if got == want else 'WRONG'}")
     nbytes = packed.nbytes
     print(f"{len(copies[0])} copies of {nbytes / 1e6:.1f} MB; GPU us a launch "
           f"(CUPTI, {LAUNCHES} launches a run):")
     for _ in range(args.rounds):
-        for name, i, bpr, p in arms:
-            ws = copies[i]
+        for name, way, p in arms:
+            ws = copies[way[0]]
 
-            def run(ws: list[mx.array] = ws, i: int = i, bpr: int = bpr, p: int = p) -> None:
-                mx.eval([launch(ws[k % len(ws)], i, bpr, p) for k in range(LAUNCHES)])
+            def run(ws: list[mx.array] = ws, way: tuple[int, int, int] = way, p: int = p) -> None:
+                mx.eval([launch(ws[k % len(ws)], way, p) for k in range(LAUNCHES)])
 
             run()
             spans = cupti_spans(run)
             times = sorted(b - a for a, b, kernel_name, _ in spans if "vx_down" in kernel_name)
             median = times[len(times) // 2]
-            print(f"  {name:16} {p} in flight  median {median:6.2f} us  "
+            print(f"  {name:18} {p} in flight  median {median:6.2f} us  "
                   f"{nbytes / median / 1e3:5.0f} GB/s  ({len(times)} launches)", flush=True)
 
 

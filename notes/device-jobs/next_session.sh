@@ -21,19 +21,21 @@
 # no difference). Prepared: benchmarks/down_layout.py.
 #
 # A: (~300 s, cold) `s34_a.sh` on main, carry [".devkit/wheels", ".devkit/setup.sh"]:
-#    down_layout.py (the down phase's loads three ways: the engine's, CTA pairs reading 64
-#    bytes a row, rows regrouped by CTA), then test_quant_kernels.py spread over eight
-#    workers (never finished on the GPU as a whole: s33_b2 left 550 of its cases).
+#    down_layout.py (the down phase's loads four ways: the engine's, CTA pairs reading 64
+#    bytes a row each half the rows, one CTA a pair reading 64 bytes of every row, rows
+#    regrouped by CTA), then test_quant_kernels.py spread over eight workers (never finished
+#    on the GPU as a whole: s33_b2 left 550 of its cases).
 # B: (~560 s) `s34_b.sh` at once after A (the warm machine keeps the installed wheels), carry
 #    [".devkit/setup.sh", ".devkit/extra"], notes/bench moved out of the tree: the rest of the
 #    suite on the GPU, with the failures' tracebacks; the script says what .devkit/extra
 #    holds. Every failure is either a GPU-only bug or a test's CPU assumption: say which.
-# C: if down_layout.py shows the pairs or the regrouped rows read in about half the time
-#    (~7 us against ~15): the pairs need only an exchange of slices between two co-resident
-#    CTAs in feed_forward.cuh (prefer it: no new layout); the regrouping a load-time repack of
-#    the down matrices and the kernels that read them otherwise (gemv_int8 for batches, the
-#    dequantization for prefill) taught that layout. Else record that neither the round trips
-#    nor the pattern explain the down phase (gpu-kernels.md, session 27: 33 MB in ~15 us).
+# C: if down_layout.py shows a way reading in about half the time (~7 us against ~15): the
+#    pair ways need no new layout (prefer the second-to-finish one: the pair's last CTA does
+#    both slices' down product, decided as last_of_grid decides the grid's last); the
+#    regrouping needs a load-time repack of the down matrices, and the kernels that read
+#    them otherwise (gemv_int8 for batches, the dequantization for prefill) taught that
+#    layout. Else record that neither the round trips nor the pattern explain the down phase
+#    (gpu-kernels.md, session 27: 33 MB in ~15 us).
 # Keep one llama.cpp run a session if the budget allows: s31_b.sh (build, with the engine's
 # GPU tests beside it) then s31_c.sh at once on the warm machine (three engines). Their carry
 # needs notes/bench and vexel_core/assets/vexel-tiny.gguf moved out of the tree (64 MiB).
