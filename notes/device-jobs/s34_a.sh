@@ -4,7 +4,8 @@
 #   source .devkit/setup.sh && bash notes/device-jobs/s34_a.sh
 # 1. benchmarks/down_layout.py: the feed-forward kernel's down-phase loads alone, on the
 #    engine's layout and regrouped by CTA (the lever for the down phase's 2.2 TB/s, if any).
-# 2. tests/test_quant_kernels.py, which s33_b/s33_b2 never finished (one worker a module: 550
+# 2. main's one-request figure twice (`vexel bench`), beside which s34_c.sh's branch is read.
+# 3. tests/test_quant_kernels.py, which s33_b/s33_b2 never finished (one worker a module: 550
 #    of its 1,043 cases left after 560 s); --dist load spreads its cases over eight workers.
 : "${OUT:?set OUT to the output folder}"
 export VEXEL_CACHE=/tmp/vx
@@ -13,11 +14,16 @@ t0=$(date +%s)
 (cd benchmarks && timeout 120 python3 down_layout.py --rounds 3 2>&1) | grep -v -i warn \
   | tee $OUT/down_layout.txt
 echo "== down_layout rc ${PIPESTATUS[0]} after $(( $(date +%s) - t0 )) s"
+B="bench --random llama3-8b --dtype q4_0 -n 1 --prompt-len 128 --output-len 256 --kv-cache-memory 16GiB"
+for limit in 240 120; do  # the first writes the random model (4.5 GB) into VEXEL_CACHE
+  timeout $limit python3 -m vexel_core.cli $B 2>&1 | grep -E "generated tok/s|ITL" | tee -a $OUT/bench.txt
+done
+echo "== bench after $(( $(date +%s) - t0 )) s"
 python3 -c "import xdist" 2>/dev/null || python3 -m pip install -q --no-index --no-deps \
   --no-compile --target /tmp/vexel-site .devkit/extra/pytest_xdist-*.whl .devkit/extra/execnet-*.whl \
   2>/dev/null || echo "(no xdist: one process)"
 N8=$(python3 -c "import xdist" 2>/dev/null && echo "-n 8 --dist load")
-timeout 330 python3 -m pytest -q $N8 -p no:cacheprovider --tb=short -rfE --durations=8 \
+timeout 270 python3 -m pytest -q $N8 -p no:cacheprovider --tb=short -rfE --durations=8 \
   tests/test_quant_kernels.py > $OUT/quant_kernels.txt 2>&1
 echo "== test_quant_kernels rc $? after $(( $(date +%s) - t0 )) s: $(tail -1 $OUT/quant_kernels.txt)"
 grep -E "^(FAILED|ERROR) " $OUT/quant_kernels.txt | cut -c1-200 | head -20
