@@ -18,7 +18,7 @@
 # the H200 found the CPU's float32 bounds in tests not marked gpu), warm-up counters reset at
 # their sources, `vexel chat` warming up. Measured and not merged: next/argmax (14.7 us a step
 # in the engine against MLX's ~16: 1.4 us) and next/ff-pass8 (37.8 us a block at PASS 4 and 8:
-# no difference). Prepared: benchmarks/down_layout.py.
+# no difference). Prepared: benchmarks/down_layout.py and the branch next/ff-pairs.
 #
 # A: (~300 s, cold) `s34_a.sh` on main, carry [".devkit/wheels", ".devkit/setup.sh"]:
 #    down_layout.py (the down phase's loads four ways: the engine's, CTA pairs reading 64
@@ -29,13 +29,17 @@
 #    [".devkit/setup.sh", ".devkit/extra"], notes/bench moved out of the tree: the rest of the
 #    suite on the GPU, with the failures' tracebacks; the script says what .devkit/extra
 #    holds. Every failure is either a GPU-only bug or a test's CPU assumption: say which.
-# C: if down_layout.py shows a way reading in about half the time (~7 us against ~15): the
-#    pair ways need no new layout (prefer the second-to-finish one: the pair's last CTA does
-#    both slices' down product, decided as last_of_grid decides the grid's last); the
-#    regrouping needs a load-time repack of the down matrices, and the kernels that read
+# C: (~300 s) if down_layout.py shows "a pair's one" reading well under the engine's way:
+#    `git checkout next/ff-pairs && source .devkit/setup.sh && bash notes/device-jobs/s34_c.sh`
+#    (or `git apply notes/patches/ff-pairs.patch` on main): the feed-forward kernel whose CTA
+#    pairs' second multiplies the pair's 128 down columns (prepared in session 33: emulated,
+#    89 registers). Its GPU tests, feed_forward.py (one launch against the two it replaced:
+#    37.8 us both on main in session 33), and the one-request figure beside s34_a's of main.
+#    Merge if its block is shorter and its tests pass. If instead "tiled by CTA" is the fast
+#    way, the repack needs the down matrices stored by CTA at load, and the kernels that read
 #    them otherwise (gemv_int8 for batches, the dequantization for prefill) taught that
-#    layout. Else record that neither the round trips nor the pattern explain the down phase
-#    (gpu-kernels.md, session 27: 33 MB in ~15 us).
+#    layout. If no way is faster, record that neither the round trips nor the pattern explain
+#    the down phase (gpu-kernels.md, session 27: 33 MB in ~15 us).
 # Keep one llama.cpp run a session if the budget allows: s31_b.sh (build, with the engine's
 # GPU tests beside it) then s31_c.sh at once on the warm machine (three engines). Their carry
 # needs notes/bench and vexel_core/assets/vexel-tiny.gguf moved out of the tree (64 MiB).
