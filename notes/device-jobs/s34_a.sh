@@ -1,5 +1,6 @@
 # Planned for session 34 (written in session 33), main, a cold machine: carry
-# [".devkit/wheels", ".devkit/setup.sh"]. Call s34_b.sh at once after it (the warm machine keeps
+# [".devkit/wheels", ".devkit/setup.sh"] with notes/bench moved out of the tree (the 64 MiB
+# limit). Call s34_b.sh at once after it (the warm machine keeps
 # /tmp/vexel-site, so that call carries .devkit/extra without the 37 MB of wheels).
 #   source .devkit/setup.sh && bash notes/device-jobs/s34_a.sh
 # 1. benchmarks/down_layout.py: the feed-forward kernel's down-phase loads alone, on the
