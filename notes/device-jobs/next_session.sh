@@ -5,13 +5,8 @@
 # ".devkit/setup.sh"] (add ".devkit/peers" for llama.cpp, with notes/bench moved out of the
 # tree: the carry is limited to 64 MiB). A machine left idle for 30 s is given back: a call
 # that needs the last one's state (llama.cpp's build in /tmp/lc) must follow at once.
-# .devkit is not in git. In a fresh checkout: copy ../shared/device/{setup.sh,wheels,peers}
-# into .devkit, then add what the shared wheels lack (the test runner's and the server's):
-#   pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
-#     --platform manylinux_2_28_x86_64 -d .devkit/wheels hypothesis sortedcontainers attrs \
-#     uvicorn starlette h11 anyio sniffio idna prometheus_client
-#   pip download --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
-#     -d .devkit/pyspy py-spy
+# .devkit is not in git. In a fresh checkout: `bash notes/device-jobs/devkit_fill.sh` (from
+# ../shared and PyPI: setup.sh, wheels, peers, extra for the whole suite, pyspy).
 #
 # Written at the end of session 33 (device budget then: 182 s, all of 1,800 spent). Main now:
 # session 32's code, the tests' tolerances by the activations' dtype (the suite's first run on
