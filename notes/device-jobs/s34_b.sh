@@ -1,10 +1,7 @@
 # Planned for session 34 (written in session 33), main, right after s34_a.sh on the warm
 # machine: carry [".devkit/setup.sh", ".devkit/extra"] (not the wheels: setup.sh finds them
 # installed) with notes/bench moved out of the tree. .devkit/extra holds what the test suite
-# needs beyond the devkit's wheels: llama_cpp (../shared/wheels) and diskcache; pytest-xdist,
-# execnet; openai, jiter, distro, tqdm, httpx2, httpcore2, truststore; httpx, httpcore,
-# certifi (`pip download --no-deps --only-binary=:all:` each; jiter with --python-version 3.12
-# --implementation cp --platform manylinux2014_x86_64). Session 33's runs lacked diskcache
+# needs beyond the devkit's wheels (notes/device-jobs/devkit_fill.sh fills it). Session 33's runs lacked diskcache
 # (llama_cpp failed to import) and httpx/openai (test_client, test_server and
 # test_server_lifecycle were not even collected).
 #   source .devkit/setup.sh && bash notes/device-jobs/s34_b.sh
