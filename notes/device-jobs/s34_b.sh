@@ -1,9 +1,9 @@
 # Planned for session 34 (written in session 33), main, right after s34_a.sh on the warm
 # machine: carry [".devkit/setup.sh", ".devkit/extra"] (not the wheels: setup.sh finds them
 # installed) with notes/bench moved out of the tree. .devkit/extra holds what the test suite
-# needs beyond the devkit's wheels (notes/device-jobs/devkit_fill.sh fills it). Session 33's runs lacked diskcache
-# (llama_cpp failed to import) and httpx/openai (test_client, test_server and
-# test_server_lifecycle were not even collected).
+# needs beyond the devkit's wheels (notes/device-jobs/devkit_fill.sh fills it). Session 33's
+# runs lacked diskcache (llama_cpp failed to import) and httpx/openai (test_client,
+# test_server and test_server_lifecycle were not even collected).
 #   source .devkit/setup.sh && bash notes/device-jobs/s34_b.sh
 # The whole suite but test_quant_kernels (s34_a.sh), one process a module: first whether every
 # module is collected, then the run with the failures' tracebacks. Session 33 fixed what its
