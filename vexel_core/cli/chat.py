@@ -137,7 +137,11 @@ class LocalBackend:
         self.name = self.engine.engine.loaded.name
         self._count = 0
         if warm_up:  # one conversation: requests of one row (`AsyncEngine.warm_up`)
-            self.loop.run_until_complete(self.engine.warm_up(batches=(1,)))
+            try:
+                self.loop.run_until_complete(self.engine.warm_up(batches=(1,)))
+            except BaseException:  # Ctrl-C or a failed warm-up: no engine thread left behind
+                self.close()
+                raise
 
     def answer(self, messages: list[dict[str, str]], params: dict[str, Any],
                stats: AnswerStats) -> Generator[str, None, None]:
