@@ -70,6 +70,12 @@ TIE = {"F32": 0.005, "F16": 0.0125, "BF16": 0.0125, "Q8_0": 0.075}
 # 4x that).
 ACTIVATION_TIE = {mx.float32: 0.0, mx.float16: TIE["F16"], mx.bfloat16: 0.05}
 
+
+def near_tie(fmt: str, dtype: mx.Dtype) -> float:
+    """A near tie for *fmt*'s file computed in *dtype*, in units of the logits' deviation."""
+    return max(TIE[fmt], ACTIVATION_TIE[dtype])
+
+
 # Quantized logits against our float path on the dequantized file, as a fraction of their
 # range, by the activations' dtype. In float32 only the summation order differs. In bfloat16
 # (a GPU) each product rounds to 8 significant bits, differently in the GGUF kernels (which
@@ -105,7 +111,7 @@ def check_logits(path: Path, fmt: str, tokens: list[int], host: PluginHost, fold
     assert pearson(ours[worst], ref[worst]) >= floor, (fmt, worst, pearson(ours[worst], ref[worst]))
     if fmt in EXACT:  # the same next token, unless llama.cpp sees a near tie
         last, pick = ref[-1], int(ours[-1].argmax())
-        tie = max(TIE[fmt], ACTIVATION_TIE[model.dtype]) * last.std()
+        tie = near_tie(fmt, model.dtype) * last.std()
         assert last.max() - last[pick] <= tie, (fmt, pick, last.argmax())
     if fmt not in ("F32", "F16", "BF16"):
         dense = load(dequantized_copy(path, folder / "dequantized.gguf"), host)
@@ -131,8 +137,8 @@ def check_greedy(path: Path, fmt: str, prompts: Sequence[list[int]], host: Plugi
             break
     else:
         raise AssertionError(f"every prompt's continuation settles on a few tokens: {ref}")
-    fraction = max(TIE[fmt], ACTIVATION_TIE[activation_dtype(fmt)])
-    tie = fraction * float(llama_cpp_logits(path, tokens, n_ctx=context_len)[-1].std())
+    tie = near_tie(fmt, activation_dtype(fmt)) * float(
+        llama_cpp_logits(path, tokens, n_ctx=context_len)[-1].std())
     greedy = SamplingParams(temperature=0.0)
     done, ties = 0, 0
     while done < n:
