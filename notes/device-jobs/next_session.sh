@@ -15,7 +15,8 @@
 # in the engine against MLX's ~16: 1.4 us) and next/ff-pass8 (37.8 us a block at PASS 4 and 8:
 # no difference). Prepared: benchmarks/down_layout.py and the branch next/ff-pairs.
 #
-# A: (~300 s, cold) `s34_a.sh` on main, carry [".devkit/wheels", ".devkit/setup.sh"]:
+# A: (~300 s, cold) `s34_a.sh` on main, carry as its header says (the wheels, setup.sh and
+#    the two xdist wheels of .devkit/extra):
 #    down_layout.py (the down phase's loads four ways: the engine's, CTA pairs reading 64
 #    bytes a row each half the rows, one CTA a pair reading 64 bytes of every row, rows
 #    regrouped by CTA), then test_quant_kernels.py spread over eight workers (never finished

@@ -1,7 +1,9 @@
 # Planned for session 34 (written in session 33), main, a cold machine: carry
-# [".devkit/wheels", ".devkit/setup.sh"] with notes/bench moved out of the tree (the 64 MiB
-# limit). Call s34_b.sh at once after it (the warm machine keeps
-# /tmp/vexel-site, so that call carries .devkit/extra without the 37 MB of wheels).
+# [".devkit/wheels", ".devkit/setup.sh", ".devkit/extra/pytest_xdist-3.8.0-py3-none-any.whl",
+# ".devkit/extra/execnet-2.1.2-py3-none-any.whl"] (the two wheels step 3 installs; the whole
+# of .devkit/extra would pass the 64 MiB limit) with notes/bench moved out of the tree. Call
+# s34_b.sh at once after it (the warm machine keeps /tmp/vexel-site, so that call carries
+# .devkit/extra without the 37 MB of wheels).
 #   source .devkit/setup.sh && bash notes/device-jobs/s34_a.sh
 # 1. benchmarks/down_layout.py: the feed-forward kernel's down-phase loads alone, on the
 #    engine's layout and regrouped by CTA (the lever for the down phase's 2.2 TB/s, if any).
@@ -15,10 +17,7 @@ t0=$(date +%s)
 (cd benchmarks && timeout 120 python3 down_layout.py --rounds 3 2>&1) | grep -v -i warn \
   | tee $OUT/down_layout.txt
 echo "== down_layout rc ${PIPESTATUS[0]} after $(( $(date +%s) - t0 )) s"
-B="bench --random llama3-8b --dtype q4_0 -n 1 --prompt-len 128 --output-len 256 --kv-cache-memory 16GiB"
-for limit in 240 120; do  # the first writes the random model (4.5 GB) into VEXEL_CACHE
-  timeout $limit python3 -m vexel_core.cli $B 2>&1 | grep -E "generated tok/s|ITL" | tee -a $OUT/bench.txt
-done
+bash notes/device-jobs/one_request.sh
 echo "== bench after $(( $(date +%s) - t0 )) s"
 python3 -c "import xdist" 2>/dev/null || python3 -m pip install -q --no-index --no-deps \
   --no-compile --target /tmp/vexel-site .devkit/extra/pytest_xdist-*.whl .devkit/extra/execnet-*.whl \

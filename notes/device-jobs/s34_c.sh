@@ -19,8 +19,5 @@ grep -E "^(FAILED|ERROR|E  )" $OUT/gpu_tests.txt | head -10
 (cd benchmarks && timeout 150 python3 feed_forward.py --rounds 3 2>&1) | grep -v -i warn \
   | tee $OUT/feed_forward.txt
 echo "== feed_forward.py rc ${PIPESTATUS[0]} after $(( $(date +%s) - t0 )) s"
-B="bench --random llama3-8b --dtype q4_0 -n 1 --prompt-len 128 --output-len 256 --kv-cache-memory 16GiB"
-for limit in 240 120; do  # the first writes the random model (4.5 GB) into VEXEL_CACHE
-  timeout $limit python3 -m vexel_core.cli $B 2>&1 | grep -E "generated tok/s|ITL" | tee -a $OUT/bench.txt
-done
+bash notes/device-jobs/one_request.sh
 echo "== bench after $(( $(date +%s) - t0 )) s"
