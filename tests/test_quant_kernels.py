@@ -1274,7 +1274,9 @@ def test_block_weight_packs_q4_0_on_cuda_alone(
         assert isinstance(w, weights.BlockWeight)
         return raw, w
 
-    assert not load(T.Q4_0, 2048)[1].packed  # here (no CUDA)
+    for backend in (None, "metal"):  # the CPU, and Apple's GPU, whichever device runs this
+        monkeypatch.setattr(weights, "gpu_backend", lambda b=backend: b)
+        assert not load(T.Q4_0, 2048)[1].packed, backend
     monkeypatch.setattr(kernels, "gpu_backend", lambda: "cuda")
     monkeypatch.setattr(weights, "gpu_backend", lambda: "cuda")
     monkeypatch.setattr(weights, "paths_on_this_device", lambda t: {QuantPath.GGUF_KERNEL})
