@@ -18,9 +18,10 @@ Tolerances:
   near tie of its own log-probs (`assert_same_runs`: 1e-4 in float32).
 
 These are the tolerances of float32 activations, the CPU's. On a GPU the models compute in
-bfloat16 (`activation_dtype`), and the GGUF kernels round activations to 8-bit blocks as
-llama.cpp does: where that rounding alone exceeds a float32 bound, the bound is the rounding's
-(`DENSE_REL`, `ACTIVATION_TIE`; near ties by dtype in `assert_same_runs`).
+bfloat16 (`activation_dtype`: an F32 file in float32, an F16 file in float16), and the GGUF
+kernels round activations to 8-bit blocks as llama.cpp does: where that rounding alone
+exceeds a float32 bound, the bound is the rounding's (`DENSE_REL`, `ACTIVATION_TIE`; near
+ties by dtype in `assert_same_runs`).
 """
 
 from __future__ import annotations
@@ -66,8 +67,8 @@ TIE = {"F32": 0.005, "F16": 0.0125, "BF16": 0.0125, "Q8_0": 0.075}
 
 # The same in units of the logits' deviation for the rounding of our activations, by their
 # dtype (at least `TIE`'s): bfloat16 keeps 8 significant bits and rounds after every product;
-# on the H200 (session 33) an F32 file computed so swapped tokens whose gap was 1.2% (allowed:
-# 4x that).
+# on the H200 (session 33) an F32 file computed so (they compute in float32 since session 34)
+# swapped tokens whose gap was 1.2% (allowed: 4x that).
 ACTIVATION_TIE = {mx.float32: 0.0, mx.float16: TIE["F16"], mx.bfloat16: 0.05}
 
 

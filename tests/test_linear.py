@@ -12,6 +12,7 @@ from gguf.quants import dequantize as gguf_dequantize
 from vexel_core.errors import RegistryMiss, TensorDataError
 from vexel_core.model.layers import GatedMLP, gelu_tanh
 from vexel_core.model.linear import Embedding, Linear, load_weight
+from vexel_core.model.metadata import activation_dtype
 from vexel_core.plugins import PluginHost, load_plugins
 from vexel_core.quant.base import Activation, gated
 from vexel_core.quant.measure import random_raw
@@ -55,6 +56,20 @@ def test_linear_returns_the_activation_dtype(
     layer = Linear(load_weight(host, ggml_type, raw, (ROWS, COLS)))
     for dtype in (mx.float16, mx.bfloat16, mx.float32):
         assert layer(mx.ones((2, COLS), dtype=dtype)).dtype == dtype
+
+
+@pytest.mark.parametrize(("device", "file_type", "dtype"), [
+    ("cpu", "F32", mx.float32), ("cpu", "F16", mx.float32), ("cpu", "Q4_0", mx.float32),
+    ("gpu", "F32", mx.float32), ("gpu", "F16", mx.float16), ("gpu", "BF16", mx.bfloat16),
+    ("gpu", "Q8_0", mx.bfloat16), ("gpu", "Q4_K", mx.bfloat16)])
+def test_models_compute_in_their_files_float_type_on_a_gpu(
+    monkeypatch: pytest.MonkeyPatch, device: str, file_type: str, dtype: mx.Dtype
+) -> None:
+    # The CPU computes every file in float32; a GPU keeps an F32 or F16 file's type (llama.cpp
+    # computes those so) and computes the rest in bfloat16. The device is only pretended: no
+    # array is made.
+    monkeypatch.setattr(mx, "default_device", lambda: mx.Device(getattr(mx, device)))
+    assert activation_dtype(file_type) == dtype
 
 
 @pytest.mark.parametrize("ggml_type", [T.Q2_K, T.Q3_K, T.Q6_K], ids=lambda t: t.name)

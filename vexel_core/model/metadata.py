@@ -110,8 +110,10 @@ class DecoderArgs:
 
 
 def activation_dtype(weights_dtype_hint: str | None = None) -> mx.Dtype:
-    """float32 on the CPU (its fast path, and exact comparisons); bfloat16 on GPUs, or
-    float16 when the weights are F16 (no conversion of every matrix)."""
-    if mx.default_device() == mx.cpu:
+    """The dtype a model computes in, from its matrices' GGUF type. float32 on the CPU (its
+    fast path, and exact comparisons). On a GPU the file's own float type where that is F32
+    or F16: no conversion of every matrix, and an F32 file keeps the precision its author
+    chose, as llama.cpp and mlx-lm keep it; bfloat16 for BF16 and the quantized formats."""
+    if mx.default_device() == mx.cpu or weights_dtype_hint == "F32":
         return mx.float32
     return mx.float16 if weights_dtype_hint == "F16" else mx.bfloat16
