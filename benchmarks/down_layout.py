@@ -18,6 +18,9 @@ dequantization).
 
 Each launch is checked against numpy's XOR of the matrix; launches cycle through copies that
 never sit in L2 together, timed by CUPTI (`gpu_timeline.cupti_spans`), the arms alternated.
+Each launch is evaluated alone: launches of one evaluation that share no data run at the same
+time in MLX's CUDA graph, and each then takes longer (session 34's first run, 48 launches an
+evaluation: 131 us a launch of the engine's way, where the kernel's whole down phase takes ~15).
 """
 
 from __future__ import annotations
@@ -96,7 +99,8 @@ def main() -> None:
             ws = copies[way[0]]
 
             def run(ws: list[mx.array] = ws, way: tuple[int, int, int] = way, p: int = p) -> None:
-                mx.eval([launch(ws[k % len(ws)], way, p) for k in range(LAUNCHES)])
+                for k in range(LAUNCHES):  # one an eval: see the module's doc
+                    mx.eval(launch(ws[k % len(ws)], way, p))
 
             run()
             spans = cupti_spans(run)
