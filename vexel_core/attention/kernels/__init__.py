@@ -119,12 +119,13 @@ def _placeholders(dtype: mx.Dtype) -> tuple[mx.array, ...]:
 def _counters(n: int) -> mx.array:
     """The split merge's counts for *n* (sequence, KV head) pairs: zero, and left so by every
     launch (its last CTA of each pair resets its count). Shared by every launch of that many
-    pairs: MLX may run launches that do not depend on each other's outputs at the same time
-    (its CUDA graphs follow the data), and a model's layers, the only launches that share
-    them, are ordered by their data. Evaluated: a kernel reads plain data. At least
-    `gpu.TOKEN_SHAPE`: two pairs' counts (8 bytes) would come from MLX's small pool of managed
-    memory, where each atomic add crosses the bus (session 30: a launch whose 110 CTAs added
-    to an 8-byte count there took 153 us, 18 with the count in device memory)."""
+    pairs, so those launches must be ordered: MLX runs launches that do not depend on each
+    other's outputs at the same time (its CUDA graphs follow the data). A model's layers are
+    ordered by their data; `compile_variants` evaluates its launches one at a time.
+    Evaluated: a kernel reads plain data. At least `gpu.TOKEN_SHAPE`: two pairs' counts (8
+    bytes) would come from MLX's small pool of managed memory, where each atomic add crosses
+    the bus (session 30: a launch whose 110 CTAs added to an 8-byte count there took 153 us,
+    18 with the count in device memory)."""
     counters = mx.zeros((max(n, gpu.TOKEN_SHAPE[0]),), dtype=mx.uint32)
     mx.eval(counters)
     return counters
@@ -204,14 +205,21 @@ def compile_variants(head_dim: int, rep: int, dtype: mx.Dtype, block_size: int,
     NVRTC takes a second or two a variant on the H200, and a variant first met while serving
     stalls every request in flight: in session 9, 64 requests of 512 tokens waited 4.0 s for
     their first token (1.0 s before the warp count varied), batches of 16-32 being the first to
-    take 8- and 16-warp CTAs."""
+    take 8- and 16-warp CTAs.
+    One launch an evaluation: launches of one evaluation that share no data run at the same
+    time in MLX's CUDA graph, and these share the split merge's counts of one (sequence, KV
+    head) pair (`_counters`). Evaluated together, their interleaved counting left a 1 there
+    (session 34, H200: a test process whose engines had two KV heads, so that no other launch
+    used those counts), from which every later split launch of one pair (one request to a
+    model of one KV head) would have merged a span short."""
     q = mx.zeros((1, rep, head_dim), dtype=dtype)
     pool = mx.zeros((block_size, 1, head_dim), dtype=dtype)
     tables, lens = mx.zeros((1, 1), dtype=mx.int32), mx.ones((1,), dtype=mx.int32)
-    mx.eval([paged_decode(q, pool, pool, tables, lens, block_size=block_size, scale=1.0,
-                          backend=backend, warps=w, splits=s)
-             for w in WARP_COUNTS if supports(head_dim, rep, dtype, w, backend)
-             for s in (1, 2)])
+    for w in WARP_COUNTS:
+        if supports(head_dim, rep, dtype, w, backend):
+            for s in (1, 2):
+                mx.eval(paged_decode(q, pool, pool, tables, lens, block_size=block_size,
+                                     scale=1.0, backend=backend, warps=w, splits=s))
 
 
 @cache
