@@ -3,8 +3,9 @@
 # files come back from $OUT; give an ncu run twice its expected time and have its workload
 # write its map as it goes (benchmarks/packed_ncu.py does). Carry [".devkit/wheels",
 # ".devkit/setup.sh"] (add ".devkit/peers" for llama.cpp, with notes/bench moved out of the
-# tree: the carry is limited to 64 MiB). A machine left idle for 30 s is given back: a call
-# that needs the last one's state (llama.cpp's build in /tmp/lc) must follow at once.
+# tree: the carry is limited to 64 MiB; `notes/device-jobs/tree_slim.sh` moves it). A
+# machine left idle for 30 s is given back: a call that needs the last one's state
+# (llama.cpp's build in /tmp/lc) must follow at once.
 # .devkit is not in git. In a fresh checkout: `bash notes/device-jobs/devkit_fill.sh` (from
 # ../shared and PyPI: setup.sh, wheels, peers, extra for the whole suite, pyspy).
 #
@@ -21,10 +22,10 @@
 #    engine's way, the lever for the down phase is its access pattern (see s34's section of
 #    notes/gpu-kernels.md for what each way costs to build; notes/patches/ff-pairs.patch is
 #    the pairs' kernel, emulated, never run on the GPU).
-# B: (~560 s) at once after A on the warm machine: `s34_b.sh` (the whole suite but
-#    test_quant_kernels, with the failures' tracebacks), carry [".devkit/setup.sh",
-#    ".devkit/extra"]. s34_b's failures were all fixed or explained (notes/engine-gpu.md,
-#    session 34): expect none but the shipped model's if it is moved out.
+# B: (~560 s) at once after A on the warm machine (`tree_slim.sh back`, then `out`: the
+#    shipped model back in): `s34_b.sh` (the whole suite but test_quant_kernels, with the
+#    failures' tracebacks), carry [".devkit/setup.sh", ".devkit/extra"]. s34_b's failures were
+#    all fixed or explained (notes/engine-gpu.md, session 34): expect none.
 # C: if A's down_layout favours a way: its kernel (ff-pairs: `git apply
 #    notes/patches/ff-pairs.patch`, then s34_c.sh; tiled: a load-time repack, not written).
 # Keep one llama.cpp run a session if the budget allows: s31_b.sh (build, with the engine's

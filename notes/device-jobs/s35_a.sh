@@ -1,7 +1,7 @@
 # Planned for session 35 (written in session 34, whose device time ran out before it), main,
-# a cold machine. Carry [".devkit/wheels", ".devkit/setup.sh", ".devkit/extra"] with
-# notes/bench and vexel_core/assets/vexel-tiny.gguf moved out of the tree (64 MiB; tests of
-# the shipped model then fail "is missing" and say nothing here; move both back after).
+# a cold machine. Carry [".devkit/wheels", ".devkit/setup.sh", ".devkit/extra"] after
+# `bash notes/device-jobs/tree_slim.sh out --model` (64 MiB; no test here needs the shipped
+# model); `tree_slim.sh back` after the call.
 #   source .devkit/setup.sh && bash notes/device-jobs/s35_a.sh
 # 1. down_layout.py, each launch evaluated alone: s34_a evaluated 48 launches at once, which
 #    MLX's CUDA graph ran concurrently (131 us a launch of the engine's way, where the kernel's
