@@ -1,5 +1,6 @@
 # Proposed device calls of the next session. Each is one
-# call; never pipe the call's whole output through tail (a limit kill loses it); at most 8
+# call; never pipe the call's whole output through tail or grep (a limit kill loses it: session
+# 34's probe printed nothing after 300 s; write to $OUT and read the file after); at most 8
 # files come back from $OUT; give an ncu run twice its expected time and have its workload
 # write its map as it goes (benchmarks/packed_ncu.py does). Carry [".devkit/wheels",
 # ".devkit/setup.sh"] (add ".devkit/peers" for llama.cpp, with notes/bench moved out of the
