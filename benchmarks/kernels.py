@@ -16,7 +16,10 @@ At the Llama-3-8B shapes (rows x columns of W: 4096x4096, 1024x4096, 14336x4096,
 
 Timing: many products per evaluation (launch overhead amortised, as shared/device/README.md
 measured), cycling through enough copies of the weights that they never sit in L2; the
-median of several evaluations, divided by the products in each. GB/s counts the bytes each
+median of several evaluations, divided by the products in each. The products of one
+evaluation share no data, so MLX's CUDA graph may run them at the same time: the figure is a
+throughput, which one product alone (Nsight Compute's figures, the README's) need not reach;
+the copy bandwidth beside it is measured the same way. GB/s counts the bytes each
 product must move (weights as stored, activations, output); "%copy" relates them to the copy
 bandwidth measured at the start of the same run with a 16-byte-per-thread copy kernel.
 ``--quick-formats`` run only 14336x4096 at 1, 8 and 512 rows. ``--sweep`` times tilings of
