@@ -65,9 +65,9 @@ def test_linear_returns_the_activation_dtype(
 def test_models_compute_in_their_files_float_type_on_a_gpu(
     monkeypatch: pytest.MonkeyPatch, device: str, file_type: str, dtype: mx.Dtype
 ) -> None:
-    # The CPU computes every file in float32; a GPU keeps an F32 or F16 file's type (llama.cpp
-    # computes those so) and computes the rest in bfloat16. The device is only pretended: no
-    # array is made.
+    # The CPU computes every file in float32; a GPU keeps an F32 file's type (as llama.cpp
+    # computes it) and an F16 file's, and computes the rest in bfloat16. The device is only
+    # pretended: no array is made.
     monkeypatch.setattr(mx, "default_device", lambda: mx.Device(getattr(mx, device)))
     assert activation_dtype(file_type) == dtype
 
