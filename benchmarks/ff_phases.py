@@ -1,0 +1,128 @@
+"""Where the one-launch feed-forward kernel's time goes (GPU machine): the kernel as the engine
+runs it against copies of it with one part taken out, alternated in one process, a Llama-3-8B
+block, packed Q4_0, bf16.
+
+    python benchmarks/ff_phases.py [--rounds 3]
+
+The parts (each a text change to cuda/feed_forward.cuh, compiled under its own kernel name):
+* ``no atomics``: the down sums computed but never added into the int64 accumulators (a store
+  behind a condition that never holds keeps the arithmetic alive);
+* ``no down loop``: the down product's loop runs no pass (its first loads still fly);
+* ``no last CTA``: every CTA returns after the down product (no count, no h, no norm).
+Their outputs are wrong: timing only. What a part costs is main's time less the copy's; the
+loads' pattern (benchmarks/down_layout.py) measured 6.4 us alone but saved 1.3 in the kernel
+(notes/gpu-kernels.md, session 35), so this asks what else the down phase waits for.
+Timed as feed_forward.py times (CUPTI, a chain of blocks over weight copies not in L2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import mlx.core as mx
+from gguf import GGMLQuantizationType as Q
+from gpu_timeline import cupti_spans  # benchmarks/gpu_timeline.py
+from kernels import NOT_IN_L2, random_blocks  # benchmarks/kernels.py
+
+from vexel_core.gpu import cuda_header, on_cuda
+from vexel_core.quant.kernels import library
+from vexel_core.quant.kernels.library import (
+    _HEADERS,
+    _HERE,
+    _INPUTS,
+    _OUTPUTS,
+    KernelLibrary,
+    feed_forward_scratch,
+    kernel_source,
+)
+from vexel_core.quant.kernels.packed import pack_q4_0
+
+K, F, N = 4096, 14336, 4096
+BLOCKS = 48
+EPS = 1e-5
+KERNEL = _HERE / "cuda" / "feed_forward.cuh"
+ATOMIC = """        atomicAdd(reinterpret_cast<unsigned long long*>(sums) + row_of(r0, p),
+                  static_cast<unsigned long long>(__float2ll_rn(v * 4294967296.0f)));"""
+CUTS = {
+    "no atomics": (ATOMIC, """        const long long s = __float2ll_rn(v * 4294967296.0f);
+        if (s == 0x7FFFFFFFFFFFFFFLL) sums[row_of(r0, p)] = s;"""),
+    "no down loop": ("for (int r0 = first; r0 < N;", "for (int r0 = first; r0 < 0;"),
+    "no last CTA": ("if (!last_of_grid(count)) return;", "return;"),
+}
+
+
+class CutLibrary(KernelLibrary):
+    """The CUDA library with feed_forward.cuh's text changed (*old* to *new*), compiled under
+    the kernel name ``vx_feed_forward_<tag>``."""
+
+    def __init__(self, tag: str, old: str, new: str, folder: Path) -> None:
+        super().__init__("cuda")
+        text = KERNEL.read_text()
+        if text.count(old) != 1:
+            sys.exit(f"ff_phases.py: {tag!r}: its text is not in feed_forward.cuh once")
+        cut = folder / f"feed_forward_{tag.replace(' ', '_')}.cuh"
+        cut.write_text(text.replace(old, new))
+        files = [_HERE / name for name in _HEADERS["cuda"]]
+        self._header = cuda_header([cut if f.name == KERNEL.name else f for f in files])
+        self._name = f"vx_feed_forward_{tag.replace(' ', '_')}"
+
+    def _kernel(self, op: Any, shared: int) -> Any:
+        if (op, shared) not in self._kernels:
+            body = kernel_source("cuda", op)[1]
+            self._kernels[op, shared] = mx.fast.cuda_kernel(
+                self._name, _INPUTS[op], _OUTPUTS[op], body, self._header,
+                shared_memory=shared)
+        return self._kernels[op, shared]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    if not on_cuda():
+        sys.exit("ff_phases.py needs MLX's CUDA backend")
+    bf = mx.bfloat16
+    wgu = pack_q4_0(random_blocks(Q.Q4_0, 2 * F, K))
+    wd = pack_q4_0(random_blocks(Q.Q4_0, N, F))
+    nw = (1 + 0.1 * mx.random.normal((N,))).astype(bf)
+    mx.eval(wgu, wd, nw)
+    nbytes = wgu.nbytes + wd.nbytes
+    weights = [(wgu, wd)] + [(wgu + mx.zeros((), wgu.dtype), wd + mx.zeros((), wd.dtype))
+                             for _ in range(int(-(-NOT_IN_L2 // nbytes)) - 1)]
+    mx.eval(weights)
+    folder = Path(tempfile.mkdtemp(prefix="ff_phases_"))
+    arms = [("main", library("cuda"))]
+    arms += [(tag, CutLibrary(tag, old, new, folder)) for tag, (old, new) in CUTS.items()]
+
+    def chain(lib: KernelLibrary):
+        scratch = feed_forward_scratch(N)
+        state = [mx.random.normal((1, K)).astype(bf), mx.random.normal((1, N)).astype(bf)]
+
+        def run() -> mx.array:
+            for w in weights:
+                state[1], state[0] = lib.feed_forward(state[0], w[0], w[1], "silu", state[1],
+                                                      nw, EPS, scratch)
+            return state[0]
+        return run
+
+    runs = [(tag, chain(lib)) for tag, lib in arms]
+    print(f"{len(weights)} weight copies of {nbytes / 1e6:.1f} MB; GPU us a block "
+          f"(CUPTI, {BLOCKS} blocks a run):")
+    for _ in range(args.rounds):
+        for tag, run in runs:
+            mx.eval(run())  # compiled, and the chain's state evaluated
+            def timed(run: Any = run) -> None:
+                for _ in range(BLOCKS // len(weights)):
+                    mx.eval(run())
+            spans = cupti_spans(timed)
+            ours = [b - a for a, b, kernel, _ in spans if "vx_feed_forward" in kernel]
+            print(f"  {tag:14} {sum(ours) / len(ours):7.2f} us  ({len(ours)} kernels)",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
