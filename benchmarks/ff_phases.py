@@ -7,6 +7,8 @@ block, packed Q4_0, bf16.
 The parts (each a text change to cuda/feed_forward.cuh, compiled under its own kernel name):
 * ``no atomics``: the down sums computed but never added into the int64 accumulators (a store
   behind a condition that never holds keeps the arithmetic alive);
+* ``u32 atomics``, ``f32 atomics``: 4-byte additions instead of the 8-byte fixed point (the
+  cost of the atomics' width; f32's sums would depend on the CTAs' order);
 * ``no down loop``: the down product's loop runs no pass (its first loads still fly);
 * ``no last CTA``: every CTA returns after the down product (no count, no h, no norm).
 Their outputs are wrong: timing only. What a part costs is main's time less the copy's; the
@@ -50,6 +52,9 @@ ATOMIC = """        atomicAdd(reinterpret_cast<unsigned long long*>(sums) + row_
 CUTS = {
     "no atomics": (ATOMIC, """        const long long s = __float2ll_rn(v * 4294967296.0f);
         if (s == 0x7FFFFFFFFFFFFFFLL) sums[row_of(r0, p)] = s;"""),
+    "u32 atomics": (ATOMIC, "atomicAdd(reinterpret_cast<unsigned int*>(sums) + row_of(r0, p), "
+                            "static_cast<unsigned int>(__float2int_rn(v * 65536.0f)));"),
+    "f32 atomics": (ATOMIC, "atomicAdd(reinterpret_cast<float*>(sums) + row_of(r0, p), v);"),
     "no down loop": ("for (int r0 = first; r0 < N;", "for (int r0 = first; r0 < 0;"),
     "no last CTA": ("if (!last_of_grid(count)) return;", "return;"),
 }
