@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 import mlx.core as mx
 import numpy as np
@@ -39,6 +40,62 @@ BLOCKS = 48  # feed-forward blocks a timed run
 EPS = 1e-5
 
 
+Weights = tuple[mx.array, ...]
+Step = Callable[[mx.array, mx.array, Weights], tuple[mx.array, mx.array]]
+
+
+def block_weights() -> tuple[mx.array, mx.array, mx.array]:
+    """A random Llama-3-8B block's fused gate/up and down matrices, packed Q4_0, and its
+    norm's weight (bf16), evaluated."""
+    wgu = pack_q4_0(random_blocks(Q.Q4_0, 2 * F, K))
+    wd = pack_q4_0(random_blocks(Q.Q4_0, N, F))
+    nw = (1 + 0.1 * mx.random.normal((N,))).astype(mx.bfloat16)
+    mx.eval(wgu, wd, nw)
+    return wgu, wd, nw
+
+
+def weight_copies(first: Weights) -> list[Weights]:
+    """*first* and enough copies of it that one run over them never finds a block in L2."""
+    nbytes = sum(a.nbytes for a in first)
+    copies = [first] + [tuple(a + mx.zeros((), a.dtype) for a in first)
+                        for _ in range(int(-(-NOT_IN_L2 // nbytes)) - 1)]
+    mx.eval(copies)
+    return copies
+
+
+def chain(step: Step, x: mx.array, resid: mx.array) -> Callable[[list[Weights]], mx.array]:
+    """One block after another over every weight copy, each continuing from the last output
+    of the one before (of this call or the previous one): one ordered chain, so that MLX's
+    graph runs the launches that share a scratch one after another."""
+    state = [x, resid]
+
+    def run(ws: list[Weights]) -> mx.array:
+        for w in ws:
+            state[1], state[0] = step(state[0], state[1], w)
+        return state[0]
+    return run
+
+
+def time_arms(arms: list[tuple[str, Callable[[list[Weights]], mx.array]]],
+              weights: list[Weights], rounds: int, nbytes: int) -> None:
+    """Each arm's chain over *weights*, BLOCKS blocks a run, the arms alternated for *rounds*
+    rounds: the GPU us of our kernels a block (CUPTI) and *nbytes* a block over it."""
+    print(f"{len(weights)} weight copies of {nbytes / 1e6:.1f} MB; GPU us a block "
+          f"(CUPTI, {BLOCKS} blocks a run):")
+    width = max(len(name) for name, _ in arms)
+    for _ in range(rounds):
+        for name, run in arms:
+            mx.eval(run(weights))  # compiled, and the chain's state evaluated
+
+            def timed(run: Callable[[list[Weights]], mx.array] = run) -> None:
+                for _ in range(BLOCKS // len(weights)):
+                    mx.eval(run(weights))
+            ours = [b - a for a, b, kernel, _ in cupti_spans(timed) if "vx_" in kernel]
+            per_block = sum(ours) / BLOCKS
+            print(f"  {name:{width}} {per_block:7.2f} us  {nbytes / per_block / 1e3:6.0f} GB/s"
+                  f"  ({len(ours)} kernels)", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -49,18 +106,18 @@ def main() -> None:
     if not on_cuda():
         sys.exit("feed_forward.py needs MLX's CUDA backend")
     bf = mx.bfloat16
-    wgu = pack_q4_0(random_blocks(Q.Q4_0, 2 * F, K))
-    wd = pack_q4_0(random_blocks(Q.Q4_0, N, F))
-    nw = (1 + 0.1 * mx.random.normal((N,))).astype(bf)
+    wgu, wd, nw = block_weights()
     scratches = add_norm_scratch(), feed_forward_scratch(N)
-    mx.eval(wgu, wd, nw)
     lib = library("cuda")
 
-    def two_launches(x: mx.array, resid: mx.array, w: tuple[mx.array, mx.array]):
+    def two_launches(x: mx.array, resid: mx.array, w: Weights) -> tuple[mx.array, mx.array]:
         mid = gguf_gated(x, w[0], Q.Q4_0, "silu", packed=True)
-        return gguf_add_norm(mid, w[1], Q.Q4_0, resid, nw, EPS, scratches[0], packed=True)
+        assert mid is not None
+        out = gguf_add_norm(mid, w[1], Q.Q4_0, resid, nw, EPS, scratches[0], packed=True)
+        assert out is not None
+        return out
 
-    def one_launch(x: mx.array, resid: mx.array, w: tuple[mx.array, mx.array]):
+    def one_launch(x: mx.array, resid: mx.array, w: Weights) -> tuple[mx.array, mx.array]:
         return lib.feed_forward(x, w[0], w[1], "silu", resid, nw, EPS, scratches[1])
 
     x = mx.random.normal((1, K)).astype(bf)
@@ -76,40 +133,15 @@ def main() -> None:
           f"three launches {'the same bits' if same else 'DIFFER'}; "
           f"scratch left {'NONZERO' if left else 'zero'}")
 
-    nbytes = wgu.nbytes + wd.nbytes
-    weights = [(wgu, wd)] + [tuple(a + mx.zeros((), a.dtype) for a in (wgu, wd))
-                             for _ in range(int(-(-NOT_IN_L2 // nbytes)) - 1)]
-    mx.eval(weights)
-
-    def chain(step):
-        """One block after another over every weight copy, each continuing from the last
-        output of the one before (of this call or the previous one): one ordered chain."""
-        state = [x, resid]
-
-        def run(ws):
-            for w in ws:
-                state[1], state[0] = step(state[0], state[1], w)
-            return state[0]
-        return run
-
+    weights = weight_copies((wgu, wd))
     if args.untimed:
-        run = chain(one_launch)
+        run = chain(one_launch, x, resid)
         for _ in range(args.untimed):
             mx.eval(run(weights))
         return
-    arms = [("two launches (gated, down + AddNorm)", chain(two_launches)),
-            ("one launch (feed_forward)", chain(one_launch))]
-    print(f"{len(weights)} weight copies of {nbytes / 1e6:.1f} MB; GPU us a block "
-          f"(CUPTI, {BLOCKS} blocks a run):")
-    for _ in range(args.rounds):
-        for name, run in arms:
-            mx.eval(run(weights))  # compiled, and the chain's state evaluated
-            spans = cupti_spans(lambda run=run: [mx.eval(run(weights))
-                                                 for _ in range(BLOCKS // len(weights))])
-            ours = [b - a for a, b, kernel, _ in spans if "vx_" in kernel]
-            per_block = sum(ours) / BLOCKS
-            print(f"  {name:38} {per_block:7.1f} us  {nbytes / per_block / 1e3:6.0f} GB/s  "
-                  f"({len(ours)} kernels)", flush=True)
+    time_arms([("two launches (gated, down + AddNorm)", chain(two_launches, x, resid)),
+               ("one launch (feed_forward)", chain(one_launch, x, resid))],
+              weights, args.rounds, wgu.nbytes + wd.nbytes)
 
 
 if __name__ == "__main__":

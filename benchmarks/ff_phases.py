@@ -14,7 +14,8 @@ The parts (each a text change to cuda/feed_forward.cuh, compiled under its own k
 Their outputs are wrong: timing only. What a part costs is main's time less the copy's; the
 loads' pattern (benchmarks/down_layout.py) measured 6.4 us alone but saved 1.3 in the kernel
 (notes/gpu-kernels.md, session 35), so this asks what else the down phase waits for.
-Timed as feed_forward.py times (CUPTI, a chain of blocks over weight copies not in L2).
+Timed as feed_forward.py times (its helpers: CUPTI, a chain of blocks over weight copies not in
+L2).
 """
 
 from __future__ import annotations
@@ -22,13 +23,21 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import mlx.core as mx
-from gguf import GGMLQuantizationType as Q
-from gpu_timeline import cupti_spans  # benchmarks/gpu_timeline.py
-from kernels import NOT_IN_L2, random_blocks  # benchmarks/kernels.py
+from feed_forward import (  # benchmarks/feed_forward.py
+    EPS,
+    K,
+    N,
+    Weights,
+    block_weights,
+    chain,
+    time_arms,
+    weight_copies,
+)
 
 from vexel_core.gpu import cuda_header, on_cuda
 from vexel_core.quant.kernels import library
@@ -41,11 +50,7 @@ from vexel_core.quant.kernels.library import (
     feed_forward_scratch,
     kernel_source,
 )
-from vexel_core.quant.kernels.packed import pack_q4_0
 
-K, F, N = 4096, 14336, 4096
-BLOCKS = 48
-EPS = 1e-5
 KERNEL = _HERE / "cuda" / "feed_forward.cuh"
 ATOMIC = """        atomicAdd(reinterpret_cast<unsigned long long*>(sums) + row_of(r0, p),
                   static_cast<unsigned long long>(__float2ll_rn(v * 4294967296.0f)));"""
@@ -90,43 +95,22 @@ def main() -> None:
     args = parser.parse_args()
     if not on_cuda():
         sys.exit("ff_phases.py needs MLX's CUDA backend")
-    bf = mx.bfloat16
-    wgu = pack_q4_0(random_blocks(Q.Q4_0, 2 * F, K))
-    wd = pack_q4_0(random_blocks(Q.Q4_0, N, F))
-    nw = (1 + 0.1 * mx.random.normal((N,))).astype(bf)
-    mx.eval(wgu, wd, nw)
-    nbytes = wgu.nbytes + wd.nbytes
-    weights = [(wgu, wd)] + [(wgu + mx.zeros((), wgu.dtype), wd + mx.zeros((), wd.dtype))
-                             for _ in range(int(-(-NOT_IN_L2 // nbytes)) - 1)]
-    mx.eval(weights)
+    wgu, wd, nw = block_weights()
+    weights = weight_copies((wgu, wd))
     folder = Path(tempfile.mkdtemp(prefix="ff_phases_"))
-    arms = [("main", library("cuda"))]
-    arms += [(tag, CutLibrary(tag, old, new, folder)) for tag, (old, new) in CUTS.items()]
+    libraries = [("main", library("cuda"))]
+    libraries += [(tag, CutLibrary(tag, old, new, folder)) for tag, (old, new) in CUTS.items()]
 
-    def chain(lib: KernelLibrary):
+    def arm(lib: KernelLibrary) -> Callable[[list[Weights]], mx.array]:
         scratch = feed_forward_scratch(N)
-        state = [mx.random.normal((1, K)).astype(bf), mx.random.normal((1, N)).astype(bf)]
 
-        def run() -> mx.array:
-            for w in weights:
-                state[1], state[0] = lib.feed_forward(state[0], w[0], w[1], "silu", state[1],
-                                                      nw, EPS, scratch)
-            return state[0]
-        return run
+        def step(x: mx.array, resid: mx.array, w: Weights) -> tuple[mx.array, mx.array]:
+            return lib.feed_forward(x, w[0], w[1], "silu", resid, nw, EPS, scratch)
+        return chain(step, mx.random.normal((1, K)).astype(mx.bfloat16),
+                     mx.random.normal((1, N)).astype(mx.bfloat16))
 
-    runs = [(tag, chain(lib)) for tag, lib in arms]
-    print(f"{len(weights)} weight copies of {nbytes / 1e6:.1f} MB; GPU us a block "
-          f"(CUPTI, {BLOCKS} blocks a run):")
-    for _ in range(args.rounds):
-        for tag, run in runs:
-            mx.eval(run())  # compiled, and the chain's state evaluated
-            def timed(run: Any = run) -> None:
-                for _ in range(BLOCKS // len(weights)):
-                    mx.eval(run())
-            spans = cupti_spans(timed)
-            ours = [b - a for a, b, kernel, _ in spans if "vx_feed_forward" in kernel]
-            print(f"  {tag:14} {sum(ours) / len(ours):7.2f} us  ({len(ours)} kernels)",
-                  flush=True)
+    time_arms([(tag, arm(lib)) for tag, lib in libraries], weights, args.rounds,
+              wgu.nbytes + wd.nbytes)
 
 
 if __name__ == "__main__":
