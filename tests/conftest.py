@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-# MLX's CUDA backend multiplies float32 matrices in TF32 by default (10-bit mantissas, ~1e-3
-# relative error). The tests compare float32 results with float64 references and across batch
-# shapes, which needs float32 products; read once, before the first product.
-os.environ.setdefault("MLX_ENABLE_TF32", "0")
-
-import mlx.core as mx  # noqa: E402
+import mlx.core as mx
 import numpy as np
 import pytest
 

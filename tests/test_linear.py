@@ -72,6 +72,52 @@ def test_models_compute_in_their_files_float_type_on_a_gpu(
     assert activation_dtype(file_type) == dtype
 
 
+# A float32 product of 256x4096 by 4096x256 random normals in a fresh process that imported
+# vexel_core: its error relative to float64's, as a Frobenius norm ratio. Float32 keeps 24
+# significant bits (2^-24 ~ 6e-8 a rounding), so even sequential sums of 4,096 terms stay near
+# 64 * 6e-8 ~ 4e-6; TF32 rounds each input to 11 bits (2^-11 ~ 5e-4), ~1e-3 of the result.
+FLOAT32_PRODUCT = """
+import os
+import vexel_core
+import mlx.core as mx
+import numpy as np
+a, b = mx.random.normal((256, 4096)), mx.random.normal((4096, 256))
+exact = np.array(a).astype(np.float64) @ np.array(b).astype(np.float64)
+error = np.linalg.norm(np.array(a @ b) - exact) / np.linalg.norm(exact)
+print(os.environ.get("MLX_ENABLE_TF32"), error)
+"""
+
+
+def _float32_product(env: dict[str, str]) -> tuple[str, float]:
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", FLOAT32_PRODUCT], env=env, check=True,
+                         capture_output=True, text=True).stdout.split()
+    return out[0], float(out[1])
+
+
+def test_importing_vexel_keeps_float32_products_in_float32() -> None:
+    # vexel_core turns MLX's reduced-precision float32 products off by default (an F32 file
+    # computes in float32); a user's own setting stands.
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "MLX_ENABLE_TF32"}
+    assert _float32_product(env)[0] == "0"
+    assert _float32_product({**env, "MLX_ENABLE_TF32": "1"})[0] == "1"
+
+
+@pytest.mark.gpu
+def test_float32_products_on_the_gpu_are_float32() -> None:
+    # The GPU's own float32 product in a process that set nothing: within float32's error
+    # (4e-6, above), where MLX's default TF32 gives ~1e-3. 5e-5 lies between them.
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "MLX_ENABLE_TF32"}
+    setting, error = _float32_product(env)
+    assert setting == "0" and error < 5e-5, error
+
+
 @pytest.mark.parametrize("ggml_type", [T.Q2_K, T.Q3_K, T.Q6_K], ids=lambda t: t.name)
 def test_group16_kquants_stay_accurate_with_float16_activations(
     host: PluginHost, ggml_type: T, rng: np.random.Generator

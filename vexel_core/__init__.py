@@ -1,6 +1,15 @@
 """Vexel: a local LLM inference engine on MLX."""
 
-from vexel_core.hookspecs import hookimpl
+import os
+
+# An F32 file computes in float32 (model.metadata.activation_dtype), and that must hold for its
+# matrix products too: MLX otherwise runs float32 products at reduced precision on matrix units
+# (TF32 on CUDA, 11 significant bits; the neural accelerators of newer Apple GPUs), ~1e-3
+# relative error. MLX reads the setting once, at its first such product: set here, before any
+# model exists. A user's own MLX_ENABLE_TF32 stands. Other dtypes are unaffected.
+os.environ.setdefault("MLX_ENABLE_TF32", "0")
+
+from vexel_core.hookspecs import hookimpl  # noqa: E402
 
 __version__ = "0.1.0"
 __all__ = ["__version__", "hookimpl"]
