@@ -6,32 +6,34 @@
 # ".devkit/setup.sh"] (add ".devkit/peers" for llama.cpp, with notes/bench moved out of the
 # tree: the carry is limited to 64 MiB; `notes/device-jobs/tree_slim.sh` moves it). A
 # machine left idle for 30 s is given back: a call that needs the last one's state
-# (llama.cpp's build in /tmp/lc) must follow at once.
+# (llama.cpp's build in /tmp/lc) must follow at once. A refused start costs ~120 s of the
+# budget (session 35); do not start one with under ~240 s left.
 # .devkit is not in git. In a fresh checkout: `bash notes/device-jobs/devkit_fill.sh` (from
 # ../shared and PyPI: setup.sh, wheels, peers, extra for the whole suite, pyspy).
 #
-# Written at the end of session 34 (all 1,800 s of device time spent: two machines refused
-# at start cost ~200 s, a probe call that outran its timeout ~350 s). Main now: session 33's
-# code; F32 files compute in float32 on a GPU (as llama.cpp); compile_variants evaluates its
-# paged-decode launches one at a time (together, they ran concurrently and left one pair's
-# split-merge count at 1); tests that held on the CPU alone fixed (test_quant_kernels' packing
-# test, test_client's two computations). None of these has run on the GPU yet.
+# Written at the end of session 35. Main then: session 34's code, every module passed on the
+# H200 (s35 A, B, F; s34's test_quant_kernels run), plus one change not yet run on a GPU:
+# vexel_core sets MLX_ENABLE_TF32=0 unless the user set it, and tests/conftest.py no longer
+# sets it (so the suite's float32 comparisons on the GPU now test the package's default).
 #
-# A: (~330 s, cold) `s35_a.sh` on main, carry and moves as its header says: down_layout.py with
-#    each launch evaluated alone (s34_a's ratios were concurrent launches'), then the modules
-#    this session changed without a GPU. If "tiled by CTA" or a pair's way reads well under the
-#    engine's way, the lever for the down phase is its access pattern (see s34's section of
-#    notes/gpu-kernels.md for what each way costs to build; notes/patches/ff-pairs.patch is
-#    the pairs' kernel, emulated, never run on the GPU).
-# B: (~560 s) at once after A on the warm machine (`tree_slim.sh back`, then `out`: the
-#    shipped model back in): `s34_b.sh` (the whole suite but test_quant_kernels, with the
-#    failures' tracebacks), carry [".devkit/setup.sh", ".devkit/extra"]. s34_b's failures were
-#    all fixed or explained (notes/engine-gpu.md, session 34): expect none.
-# C: if A's down_layout favours a way: its kernel (ff-pairs: `git apply
-#    notes/patches/ff-pairs.patch`, then s34_c.sh; tiled: a load-time repack, not written).
-# Keep one llama.cpp run a session if the budget allows: s31_b.sh (build, with the engine's
-# GPU tests beside it) then s31_c.sh at once on the warm machine (three engines). Their carry
-# needs notes/bench and vexel_core/assets/vexel-tiny.gguf moved out of the tree (64 MiB).
+# A: (~560 s, cold; or two calls) the whole suite but test_quant_kernels, as s35's call B:
+#    `tree_slim.sh out --model` is NOT needed with carry [".devkit/wheels", ".devkit/setup.sh"]
+#    alone; for the extra wheels (llama_cpp, openai...) use two calls as session 35 did: s35_a.sh
+#    (wheels + extra, `out --model`) then s34_b.sh on the warm machine (`back`, `out`). Look
+#    for test_float32_products_on_the_gpu_are_float32 and the F32 comparisons (arch checks,
+#    server log-probs): they now pass only if the package's default holds.
+# B: the feed-forward kernel, if the budget allows. Session 35's ff_phases.py (notes/
+#    gpu-kernels.md, session 35): by rows the down loop waits on its loads' pattern, tiled
+#    (notes/patches/ff-tiled.patch) on its 917,504 int64 atomics: tiled without atomics 31.1 us
+#    a block against main's 37.5-38.1. CTA pairs halve the atomics but also the multiplying
+#    CTAs (45.4 us): set aside. What is untried: fewer atomics with all 224 CTAs multiplying
+#    (a two-level sum through memory, wait-free), and the last CTA's ~3.3 us tail. Any
+#    candidate: `ff_phases.py --rounds 3` with its kernel beside main's (`--rows-kernel`, as
+#    s35_h.sh), before touching the engine's weights (every reader of a down matrix would have
+#    to take a tiled layout: the multi-row float kernel and the dequantization staging 16
+#    tiles a chunk, the one-row kernels refusing it, the prefill's slices aligned to 256 rows).
+# Keep one llama.cpp run a session if the budget allows: s35_d.sh (build) then s31_c.sh at once
+# on the warm machine (three engines; session 35: Vexel 426.4, mlx-lm 138.7, llama.cpp 350.5).
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
