@@ -16,12 +16,12 @@
 # vexel_core sets MLX_ENABLE_TF32=0 unless the user set it, and tests/conftest.py no longer
 # sets it (so the suite's float32 comparisons on the GPU now test the package's default).
 #
-# A: (~560 s, cold; or two calls) the whole suite but test_quant_kernels, as s35's call B:
-#    `tree_slim.sh out --model` is NOT needed with carry [".devkit/wheels", ".devkit/setup.sh"]
-#    alone; for the extra wheels (llama_cpp, openai...) use two calls as session 35 did: s35_a.sh
-#    (wheels + extra, `out --model`) then s34_b.sh on the warm machine (`back`, `out`). Look
-#    for test_float32_products_on_the_gpu_are_float32 and the F32 comparisons (arch checks,
-#    server log-probs): they now pass only if the package's default holds.
+# A: (~250 s, cold) `s36_a.sh` (its header: the carry and `tree_slim.sh out --model`): the
+#    modules that compare float32 results, test_linear's new GPU test among them; they now
+#    pass only if the package's MLX_ENABLE_TF32 default holds.
+#    Then at once on the warm machine (`tree_slim.sh back`, then `out`): `s34_b.sh`, carry
+#    [".devkit/setup.sh", ".devkit/extra"]: the whole suite but test_quant_kernels (session 35:
+#    1,227 passed, none failed).
 # B: the feed-forward kernel, if the budget allows. Session 35's ff_phases.py (notes/
 #    gpu-kernels.md, session 35): by rows the down loop waits on its loads' pattern, tiled
 #    (notes/patches/ff-tiled.patch) on its 917,504 int64 atomics: tiled without atomics 31.1 us
