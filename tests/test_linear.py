@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
@@ -89,9 +93,6 @@ print(os.environ.get("MLX_ENABLE_TF32"), error)
 
 
 def _float32_product(env: dict[str, str]) -> tuple[str, float]:
-    import subprocess
-    import sys
-
     out = subprocess.run([sys.executable, "-c", FLOAT32_PRODUCT], env=env, check=True,
                          capture_output=True, text=True).stdout.split()
     return out[0], float(out[1])
@@ -100,8 +101,6 @@ def _float32_product(env: dict[str, str]) -> tuple[str, float]:
 def test_importing_vexel_keeps_float32_products_in_float32() -> None:
     # vexel_core turns MLX's reduced-precision float32 products off by default (an F32 file
     # computes in float32); a user's own setting stands.
-    import os
-
     env = {k: v for k, v in os.environ.items() if k != "MLX_ENABLE_TF32"}
     assert _float32_product(env)[0] == "0"
     assert _float32_product({**env, "MLX_ENABLE_TF32": "1"})[0] == "1"
@@ -111,8 +110,6 @@ def test_importing_vexel_keeps_float32_products_in_float32() -> None:
 def test_float32_products_on_the_gpu_are_float32() -> None:
     # The GPU's own float32 product in a process that set nothing: within float32's error
     # (4e-6, above), where MLX's default TF32 gives ~1e-3. 5e-5 lies between them.
-    import os
-
     env = {k: v for k, v in os.environ.items() if k != "MLX_ENABLE_TF32"}
     setting, error = _float32_product(env)
     assert setting == "0" and error < 5e-5, error
