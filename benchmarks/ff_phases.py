@@ -10,8 +10,12 @@ The parts (each a text change to cuda/feed_forward.cuh, compiled under its own k
 * ``u32 atomics``, ``f32 atomics``: 4-byte additions instead of the 8-byte fixed point (the
   cost of the atomics' width; f32's sums would depend on the CTAs' order);
 * ``no down loop``: the down product's loop runs no pass (its first loads still fly);
-* ``no last CTA``: every CTA returns after the down product (no count, no h, no norm).
-Their outputs are wrong: timing only. What a part costs is main's time less the copy's; the
+* ``no last CTA``: every CTA returns after the down product (no count, no h, no norm);
+* ``acq_rel count``, a variant rather than a cut (its outputs are main's): the count of
+  finished CTAs as one acquire-release atomic (``atom.acq_rel.gpu``) instead of
+  gemv_int8.cuh's ``last_of_grid``, two fences around a relaxed one; the AddNorm epilogue
+  counts the same way, so both kernels' tails would gain.
+The cuts' outputs are wrong: timing only. What a part costs is main's time less the copy's; the
 loads' pattern (benchmarks/down_layout.py) measured 6.4 us alone but saved 1.3 in the kernel
 (notes/gpu-kernels.md, session 35), so this asks what else the down phase waits for.
 Timed as feed_forward.py times (its helpers: CUPTI, a chain of blocks over weight copies not in
@@ -61,6 +65,15 @@ CUTS = {
                             "static_cast<unsigned int>(__float2int_rn(v * 65536.0f)));"),
     "f32 atomics": (ATOMIC, "atomicAdd(reinterpret_cast<float*>(sums) + row_of(r0, p), v);"),
     "no down loop": ("for (int r0 = first; r0 < N;", "for (int r0 = first; r0 < 0;"),
+    "acq_rel count": ("if (!last_of_grid(count)) return;", """__shared__ bool last_by_count;
+  if (threadIdx.x == 0) {
+    unsigned before;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+                 : "=r"(before) : "l"(count) : "memory");
+    last_by_count = before == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last_by_count) return;"""),
     "no last CTA": ("if (!last_of_grid(count)) return;", "return;"),
 }
 

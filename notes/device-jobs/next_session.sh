@@ -26,7 +26,9 @@
 #    gpu-kernels.md, session 35): by rows the down loop waits on its loads' pattern, tiled
 #    (notes/patches/ff-tiled.patch) on its 917,504 int64 atomics: tiled without atomics 31.1 us
 #    a block against main's 37.5-38.1. CTA pairs halve the atomics but also the multiplying
-#    CTAs (45.4 us): set aside. What is untried: fewer atomics with all 224 CTAs multiplying
+#    CTAs (45.4 us): set aside. `ff_phases.py --rounds 3` (s35_g.sh) now also times the
+#    `acq_rel count` variant (the count as one acquire-release atomic; the AddNorm epilogue
+#    counts the same way): cheap, ~40 s on a warm machine. What is untried: fewer atomics with all 224 CTAs multiplying
 #    (a two-level sum through memory, wait-free), and the last CTA's ~3.3 us tail. Any
 #    candidate: `ff_phases.py --rounds 3` with its kernel beside main's (`--rows-kernel`, as
 #    s35_h.sh), before touching the engine's weights (every reader of a down matrix would have
