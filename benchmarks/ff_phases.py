@@ -15,9 +15,10 @@ The parts (each a text change to cuda/feed_forward.cuh, compiled under its own k
   finished CTAs as one acquire-release atomic (``atom.acq_rel.gpu``) instead of
   gemv_int8.cuh's ``last_of_grid``, two fences around a relaxed one; the AddNorm epilogue
   counts the same way, so both kernels' tails would gain.
-The cuts' outputs are wrong: timing only. What a part costs is main's time less the copy's; the
-loads' pattern (benchmarks/down_layout.py) measured 6.4 us alone but saved 1.3 in the kernel
-(notes/gpu-kernels.md, session 35), so this asks what else the down phase waits for.
+The cuts' outputs are wrong: timing only. What a part costs is main's time less the copy's.
+Session 35 wrote it when the down loads' pattern, 6.4 us alone (benchmarks/down_layout.py),
+saved ~2 in the kernel; what it found (the down loop ~15.5 us, its atomics the wall once the
+loads are contiguous, the last CTA ~3.3) is in notes/gpu-kernels.md, session 35.
 Timed as feed_forward.py times (its helpers: CUPTI, a chain of blocks over weight copies not in
 L2).
 """
