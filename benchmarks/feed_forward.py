@@ -42,6 +42,7 @@ EPS = 1e-5
 
 Weights = tuple[mx.array, ...]
 Step = Callable[[mx.array, mx.array, Weights], tuple[mx.array, mx.array]]
+Run = Callable[[list[Weights]], mx.array]  # a chain of blocks over weight copies
 
 
 def block_weights() -> tuple[mx.array, mx.array, mx.array]:
@@ -63,7 +64,7 @@ def weight_copies(first: Weights) -> list[Weights]:
     return copies
 
 
-def chain(step: Step, x: mx.array, resid: mx.array) -> Callable[[list[Weights]], mx.array]:
+def chain(step: Step, x: mx.array, resid: mx.array) -> Run:
     """One block after another over every weight copy, each continuing from the last output
     of the one before (of this call or the previous one): one ordered chain, so that MLX's
     graph runs the launches that share a scratch one after another."""
@@ -76,8 +77,8 @@ def chain(step: Step, x: mx.array, resid: mx.array) -> Callable[[list[Weights]],
     return run
 
 
-def time_arms(arms: list[tuple[str, Callable[[list[Weights]], mx.array]]],
-              weights: list[Weights], rounds: int, nbytes: int) -> None:
+def time_arms(arms: list[tuple[str, Run]], weights: list[Weights], rounds: int,
+              nbytes: int) -> None:
     """Each arm's chain over *weights*, BLOCKS blocks a run, the arms alternated for *rounds*
     rounds: the GPU us of our kernels a block (CUPTI) and *nbytes* a block over it."""
     print(f"{len(weights)} weight copies of {nbytes / 1e6:.1f} MB; GPU us a block "
@@ -87,7 +88,7 @@ def time_arms(arms: list[tuple[str, Callable[[list[Weights]], mx.array]]],
         for name, run in arms:
             mx.eval(run(weights))  # compiled, and the chain's state evaluated
 
-            def timed(run: Callable[[list[Weights]], mx.array] = run) -> None:
+            def timed(run: Run = run) -> None:
                 for _ in range(BLOCKS // len(weights)):
                     mx.eval(run(weights))
             ours = [b - a for a, b, kernel, _ in cupti_spans(timed) if "vx_" in kernel]

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ from feed_forward import (  # benchmarks/feed_forward.py
     EPS,
     K,
     N,
+    Run,
     Weights,
     block_weights,
     chain,
@@ -80,25 +80,25 @@ CUTS = {
 
 
 class CutLibrary(KernelLibrary):
-    """The CUDA library with feed_forward.cuh's text changed (*old* to *new*), compiled under
-    the kernel name ``vx_feed_forward_<tag>``."""
+    """The CUDA library with feed_forward.cuh's text changed (*old* to *new*), each kernel
+    compiled under a name of its own, ``vx_<op>_<tag>`` (MLX keeps compiled kernels by name)."""
 
     def __init__(self, tag: str, old: str, new: str, folder: Path) -> None:
         super().__init__("cuda")
         text = KERNEL.read_text()
         if text.count(old) != 1:
             sys.exit(f"ff_phases.py: {tag!r}: its text is not in feed_forward.cuh once")
-        cut = folder / f"feed_forward_{tag.replace(' ', '_')}.cuh"
+        self._tag = tag.replace(" ", "_")
+        cut = folder / f"feed_forward_{self._tag}.cuh"
         cut.write_text(text.replace(old, new))
         files = [_HERE / name for name in _HEADERS["cuda"]]
         self._header = cuda_header([cut if f.name == KERNEL.name else f for f in files])
-        self._name = f"vx_feed_forward_{tag.replace(' ', '_')}"
 
     def _kernel(self, op: Any, shared: int) -> Any:
         if (op, shared) not in self._kernels:
             body = kernel_source("cuda", op)[1]
             self._kernels[op, shared] = mx.fast.cuda_kernel(
-                self._name, _INPUTS[op], _OUTPUTS[op], body, self._header,
+                f"vx_{op}_{self._tag}", _INPUTS[op], _OUTPUTS[op], body, self._header,
                 shared_memory=shared)
         return self._kernels[op, shared]
 
@@ -115,7 +115,7 @@ def main() -> None:
     libraries = [("main", library("cuda"))]
     libraries += [(tag, CutLibrary(tag, old, new, folder)) for tag, (old, new) in CUTS.items()]
 
-    def arm(lib: KernelLibrary) -> Callable[[list[Weights]], mx.array]:
+    def arm(lib: KernelLibrary) -> Run:
         scratch = feed_forward_scratch(N)
 
         def step(x: mx.array, resid: mx.array, w: Weights) -> tuple[mx.array, mx.array]:
