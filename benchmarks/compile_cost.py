@@ -73,7 +73,7 @@ def cases() -> list[tuple[str, Callable[[], object]]]:
         ("gemv_int8 + AddNorm 4096x14336", lambda: gguf_add_norm(
             x14k, w_down, Q.Q4_0, resid, norm_w, 1e-5, scratch, packed=True)),
         ("feed-forward part, 4096 -> 14336 -> 4096", lambda: gguf_feed_forward(
-            x4k, w_gu, w_down, "silu", resid, norm_w, 1e-5, feed_forward_scratch(4096))),
+            x4k, w_gu, w_down, "silu", resid, norm_w, 1e-5, feed_forward_scratch(14336))),
         ("dequantize 4096x4096", lambda: gguf_dequantize(w_o, Q.Q4_0, bf, packed=True)),
         ("gemv 4 rows 4096x4096", lambda: gguf_matmul(mx.ones((4, 4096), bf), w_o, Q.Q4_0,
                                                       packed=True)),

@@ -108,7 +108,7 @@ def main() -> None:
         sys.exit("feed_forward.py needs MLX's CUDA backend")
     bf = mx.bfloat16
     wgu, wd, nw = block_weights()
-    scratches = add_norm_scratch(), feed_forward_scratch(N)
+    scratches = add_norm_scratch(), feed_forward_scratch(F)
     lib = library("cuda")
 
     def two_launches(x: mx.array, resid: mx.array, w: Weights) -> tuple[mx.array, mx.array]:

@@ -23,6 +23,9 @@ inline void store4(__nv_bfloat16* p, float a, float b, float c, float d) {
   p[2].bits = float_to_bf16(c); p[3].bits = float_to_bf16(d);
 }
 inline void fence_acq_rel() { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
+inline uint32_t load_acquire(const uint32_t* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+inline uint32_t load_relaxed(const uint32_t* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+inline void prefetch_l2(const void*) {}
 inline float load1(const float* p) { return *p; }
 inline float load1(const __nv_bfloat16* p) { return bf16_to_float(p->bits); }
 inline float load1_l2(const float* p) { return *p; }

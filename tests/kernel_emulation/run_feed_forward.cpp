@@ -1,9 +1,9 @@
 // Runs cuda/feed_forward.cuh (a block's gated feed-forward part for one row) on the CPU, twice
 // on one scratch; built and driven by tests/test_feed_forward.py. Usage (stdin: the packed
 // gate/up rows, the packed down rows, x [K], the residual [N], the norm's weight [N]):
-//   run_feed_forward ACT BF16 K F N EPS > h, normed, h, normed, then the scratch's nonzero
-//   words (uint32)
-// ACT 1 SiLU, 2 GELU tanh; BF16=1: activations in bfloat16 (else float32). (K, N): the
+//   run_feed_forward ACT BF16 K F N EPS > h, normed, h, normed, then the number of nonzero
+//   words among the scratch's counts and flags (uint32)
+// ACT 1 SiLU, 2 GELU tanh; BF16=1: activations in bfloat16 (else float32). (K, F): the
 // instantiated shapes below.
 #include "prelude.cuh"
 #include "decode.h"
@@ -28,36 +28,41 @@ T* aligned(std::vector<uint8_t>& store, size_t n, bool from_stdin) {
   return p;
 }
 
-template <class T, int ACT, int K, int N>
-int run(int f, float eps) {
+template <class T, int ACT, int K, int F>
+int run(int n, float eps) {
+  constexpr int f = F;
   std::vector<uint8_t> a, b, c, d, e, s, out[4];
   const uint8_t* wgu = aligned<uint8_t>(a, size_t(2 * f) * (K / 1024 * 576), true);
-  const uint8_t* wd = aligned<uint8_t>(b, size_t(N) * (f / 1024 * 576), true);
+  const uint8_t* wd = aligned<uint8_t>(b, size_t(n) * (f / 1024 * 576), true);
   const T* x = aligned<T>(c, K, true);
-  const T* residual = aligned<T>(d, N, true);
-  const T* nw = aligned<T>(e, N, true);
+  const T* residual = aligned<T>(d, n, true);
+  const T* nw = aligned<T>(e, n, true);
   if (!wgu || !wd || !x || !residual || !nw) return 4;
-  uint32_t* scratch = aligned<uint32_t>(s, 2 * N + 4, false);
-  for (int i = 0; i < 2 * N + 4; ++i) scratch[i] = 0;
+  const int words = vx::FeedForwardScratch::words(f);
+  uint32_t* scratch = aligned<uint32_t>(s, words, false);
+  for (int i = 0; i < words; ++i) scratch[i] = 0;
   for (int run = 0; run < 2; ++run) {
-    T* h = aligned<T>(out[2 * run], N, false);
-    T* normed = aligned<T>(out[2 * run + 1], N, false);
+    T* h = aligned<T>(out[2 * run], n, false);
+    T* normed = aligned<T>(out[2 * run + 1], n, false);
     launch(f / vx::FF_SLICE, vx::FF_WARPS * 32, [&] {
-      vx::feed_forward<T, ACT, K, N>(wgu, wd, x, residual, nw, eps, scratch, h, normed, f);
+      vx::feed_forward<T, ACT, K, F>(wgu, wd, x, residual, nw, eps, scratch, h, normed, n);
     });
-    fwrite(h, sizeof(T), N, stdout);
-    fwrite(normed, sizeof(T), N, stdout);
+    fwrite(h, sizeof(T), n, stdout);
+    fwrite(normed, sizeof(T), n, stdout);
   }
-  uint32_t nonzero = 0;
-  for (int i = 0; i < 2 * N + 4; ++i) nonzero += scratch[i] != 0;
+  // the counts and flags (the CTAs' sums of squares and the rounded values stay, as on the GPU)
+  const int slices = f / vx::FF_SLICE;
+  uint32_t nonzero = scratch[0] != 0;
+  for (int i = 1 + slices; i < 3 + 2 * slices; ++i) nonzero += scratch[i] != 0;
   fwrite(&nonzero, 4, 1, stdout);
   return 0;
 }
 
 template <class T, int ACT>
 int shape(int k, int f, int n, float eps) {
-  if (k == 1024 && n == 1024) return run<T, ACT, 1024, 1024>(f, eps);
-  if (k == 2048 && n == 768) return run<T, ACT, 2048, 768>(f, eps);
+  if (k == 1024 && f == 1024) return run<T, ACT, 1024, 1024>(n, eps);
+  if (k == 1024 && f == 2048) return run<T, ACT, 1024, 2048>(n, eps);
+  if (k == 2048 && f == 1024) return run<T, ACT, 2048, 1024>(n, eps);
   return 3;
 }
 

@@ -219,9 +219,9 @@ class BlockWeight(WeightTensor):
 
     @cached_property
     def _feed_forward_scratch(self) -> mx.array:
-        """The feed-forward kernel's sums and count, one scratch per down matrix (ordered by
-        their data, as `_add_norm_scratch`)."""
-        return feed_forward_scratch(self.shape[0])
+        """The feed-forward kernel's rounded intermediate values and counts, one scratch per
+        down matrix ``[N, F]`` (ordered by their data, as `_add_norm_scratch`)."""
+        return feed_forward_scratch(self.shape[1])
 
     @cached_property
     def _add_norm_scratch(self) -> mx.array:

@@ -98,10 +98,10 @@ _OUTPUTS = {"gemv_int8_norm": ["h", "normed"], "feed_forward": ["h", "normed"]}
 # gemv_int8_norm's scratch: a count and one sum per CTA (Int8Tiling.ctas is at most 924)
 NORM_SCRATCH_CTAS = 1024
 # feed_forward's CTAs (cuda/feed_forward.cuh: FF_SLICE intermediate values each, FF_WARPS * 32
-# threads) and its limits: x's int8 copy in static shared memory, the last CTA's rows in
-# registers
+# threads) and its limit on K and F: x's and the intermediate's int8 copies in static shared
+# memory
 FEED_FORWARD_SLICE, FEED_FORWARD_THREADS = 64, 256
-FEED_FORWARD_MAX_K, FEED_FORWARD_MAX_N = 16384, 8192
+FEED_FORWARD_MAX_KF = 32768
 
 
 @dataclass(frozen=True)
@@ -411,16 +411,15 @@ class KernelLibrary:
         `gemv_add_norm` rounds them; the down sums are added in fixed point, so every launch
         gives the same bits (`feed_forward_applies` says which shapes it takes).
 
-        *scratch* (`feed_forward_scratch(N)`) holds the sums and a count that each launch
-        leaves at zero: two launches that share one must be ordered by their data, as a
-        model's layers are (`gemv_add_norm`)."""
+        *scratch* (`feed_forward_scratch(F)`) holds the rounded intermediate values and the
+        counts and flags that each launch leaves at zero: two launches that share one must be
+        ordered by their data, as a model's layers are (`gemv_add_norm`)."""
         if not feed_forward_applies(self.backend, x.shape, x.dtype, gate_up.shape, down.shape):
             raise ValueError(
-                "feed_forward: expected x [1, K] (float32, float16 or bfloat16; K a multiple of "
-                f"1024, at most {FEED_FORWARD_MAX_K}) on CUDA, gate_up [2F, K / 1024 * 576] and "
-                "down [N, F / 1024 * 576] (F a multiple of 1024, N of "
-                f"{FEED_FORWARD_THREADS}, at most {FEED_FORWARD_MAX_N}); got x {x.shape} "
-                f"{x.dtype}, gate_up {gate_up.shape}, down {down.shape} on {self.backend}")
+                "feed_forward: expected x [1, K] (float32, float16 or bfloat16) on CUDA, "
+                "gate_up [2F, K / 1024 * 576] and down [N, F / 1024 * 576] (K and F multiples "
+                f"of 1024, at most {FEED_FORWARD_MAX_KF}); got x {x.shape} {x.dtype}, gate_up "
+                f"{gate_up.shape}, down {down.shape} on {self.backend}")
         for name, a in (("gate_up", gate_up), ("down", down)):
             if a.dtype != mx.uint8:
                 raise ValueError(f"feed_forward: {name} must be uint8 packed Q4_0; got {a.dtype}")
@@ -432,10 +431,12 @@ class KernelLibrary:
                              f"{residual.shape} {residual.dtype}")
         if weight.shape != (n,):
             raise ValueError(f"feed_forward: weight must be [{n}]; got {weight.shape}")
-        if scratch.shape != (2 * n + 4,) or scratch.dtype != mx.uint32:
-            raise ValueError(f"feed_forward: scratch must be feed_forward_scratch({n})'s uint32 "
-                             f"[{2 * n + 4}]; got {scratch.shape} {scratch.dtype}")
-        launch = _feed_forward_launch(x.shape[1], gate_up.shape[0] // 2, n, x.dtype, act)
+        f = gate_up.shape[0] // 2
+        words = feed_forward_scratch_words(f)
+        if scratch.shape != (words,) or scratch.dtype != mx.uint32:
+            raise ValueError(f"feed_forward: scratch must be feed_forward_scratch({f})'s uint32 "
+                             f"[{words}]; got {scratch.shape} {scratch.dtype}")
+        launch = _feed_forward_launch(x.shape[1], f, n, x.dtype, act)
         extra = {} if init_value is None else {"init_value": init_value}
         h, normed = self._kernel("feed_forward", 0)(
             inputs=[gate_up, down, x, residual,
@@ -641,10 +642,19 @@ def _add_norm_launch(
     return launch
 
 
-def feed_forward_scratch(n: int) -> mx.array:
-    """A scratch for `KernelLibrary.feed_forward` of *n* outputs: *n* int64 sums, then a count
-    of finished CTAs, zero (each launch leaves them so)."""
-    scratch = mx.zeros((2 * n + 4,), dtype=mx.uint32)
+def feed_forward_scratch_words(f: int) -> int:
+    """The uint32 words of `KernelLibrary.feed_forward`'s scratch for *f* intermediate values
+    (cuda/feed_forward.cuh, FeedForwardScratch): the AddNorm epilogue's count and a sum a CTA,
+    two counts and a flag a slice, then (16-byte aligned) *f* int8 values, *f* / 32 scales and
+    *f* / 32 sums."""
+    slices = f // FEED_FORWARD_SLICE
+    return (3 + 2 * slices + 3) // 4 * 4 + f // 4 + f // 16
+
+
+def feed_forward_scratch(f: int) -> mx.array:
+    """A scratch for `KernelLibrary.feed_forward` of *f* intermediate values, zero (each
+    launch leaves its counts and flags so)."""
+    scratch = mx.zeros((feed_forward_scratch_words(f),), dtype=mx.uint32)
     mx.eval(scratch)
     return scratch
 
@@ -653,23 +663,22 @@ def feed_forward_applies(backend: Backend | None, x_shape: tuple[int, ...], x_dt
                          gate_up_shape: tuple[int, ...], down_shape: tuple[int, ...]) -> bool:
     """Whether `KernelLibrary.feed_forward` takes this block: one row of x on CUDA, packed
     Q4_0 gate/up ``[2F, K / 1024 * 576]`` and down ``[N, F / 1024 * 576]`` with K and F whole
-    super-blocks, K and N within the kernel's limits (every Llama shape)."""
+    super-blocks within the kernel's limit (every Llama shape)."""
     if (backend != "cuda" or len(x_shape) != 2 or x_shape[0] != 1
             or x_dtype not in ACTIVATION_DTYPES or len(gate_up_shape) != 2
             or len(down_shape) != 2):
         return False
     k, (two_f, gu_bytes), (n, down_bytes) = x_shape[1], gate_up_shape, down_shape
     f = two_f // 2
-    return (k % SUPER_ELEMS == 0 and k <= FEED_FORWARD_MAX_K
+    return (k % SUPER_ELEMS == 0 and k <= FEED_FORWARD_MAX_KF
             and gu_bytes == k // SUPER_ELEMS * SUPER_BYTES
-            and two_f % 2 == 0 and f % SUPER_ELEMS == 0
-            and down_bytes == f // SUPER_ELEMS * SUPER_BYTES
-            and n % FEED_FORWARD_THREADS == 0 and n <= FEED_FORWARD_MAX_N)
+            and two_f % 2 == 0 and f % SUPER_ELEMS == 0 and f <= FEED_FORWARD_MAX_KF
+            and down_bytes == f // SUPER_ELEMS * SUPER_BYTES and n > 0)
 
 
 @cache
 def _feed_forward_launch(k: int, f: int, n: int, dtype: mx.Dtype, act: GatedAct) -> _Launch:
-    template = [("T", dtype), ("ACT", GATED_ACTS[act]), ("K", k), ("N", n)]
+    template = [("T", dtype), ("ACT", GATED_ACTS[act]), ("K", k), ("F", f)]
     threads = FEED_FORWARD_THREADS
     return _Launch(template, (f // FEED_FORWARD_SLICE * threads, 1, 1), (threads, 1, 1),
                    (1, n), dtype)

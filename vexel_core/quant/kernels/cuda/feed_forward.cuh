@@ -5,195 +5,216 @@
 // AddNorm epilogue.
 //
 // Why: one request's step is host-bound as much as GPU-bound, and MLX spends ~7-11 us of host
-// time on every kernel; this is one kernel a layer fewer, and on the H200 it took 37.7 us of GPU
-// against the two launches' 37.8-39.0 (session 27's probe, variant 64/8/4/0/3/35:
-// notes/gpu-kernels.md; benchmarks/feed_forward.py times this kernel).
+// time on every kernel; this is one kernel a layer fewer (benchmarks/feed_forward.py times it
+// against the two launches; notes/gpu-kernels.md has the figures).
 //
-// How, without a grid-wide barrier: CTA c owns FF_SLICE consecutive intermediate values. Its
-// warps compute them as gemv_int8's gated mode computes them with four sub-blocks a lane (the
-// same float32 operations in the same order, so the same values: x rounded to int8 in the CTA,
-// two rows' loads in flight a warp, gemv_packed.cuh's fence), round them to int8 as the down
-// product rounds its input (round_values; the slice is two whole 32-value blocks), then
-// multiply the down matrix's FF_SLICE columns by them, a lane a (row, block) pair, and add
-// each row's partial sum into an int64 accumulator: the partial rounded to a multiple of 2^-32
-// (fixed point). Integer sums do not depend on the order the CTAs add in, so the result is
-// the same bits every run, where float atomics were 1.1 us faster but not reproducible. The
-// last CTA to finish (gemv_int8.cuh's last_of_grid) adds the residual, writes h and normed,
-// and leaves the sums and the count at zero for the next launch.
+// How: two phases with the grid's count between them.
+// 1. CTA c owns the FF_SLICE consecutive intermediate values of slice c. Its warps compute
+//    them as gemv_int8's gated mode computes them with four sub-blocks a lane (the same float32
+//    operations in the same order, so the same values: x rounded to int8 in the CTA, two rows'
+//    loads in flight a warp, gemv_packed.cuh's fence), round them to int8 as the down product
+//    rounds its input (round_values; a slice is two whole 32-value blocks) into the scratch,
+//    and count the slice done.
+// 2. Once every slice is done, each CTA copies the rounded values (round_x's layout) into its
+//    shared memory and its warps take whole down rows, as gemv_packed takes them on x rounded
+//    beforehand: row o's sum is one warp's, in a fixed order, so every launch gives the same
+//    bits. The AddNorm epilogue follows (gemv_int8.cuh's add_norm_finish).
+// Session 35 measured the design this replaced, every CTA adding its slice's share of every
+// down row into int64 accumulators: the down phase read 36 bytes a row from each of the 4,096
+// rows (8 KB apart) and issued 917,504 atomics a layer, ~15.5 us of the kernel's ~37.5.
 //
-// Limits (checked by the library): x's length K a multiple of 1,024, at most FF_MAX_K; the
-// intermediate F a multiple of 1,024 (the down rows' super-blocks); N a multiple of the CTA's
-// threads, at most FF_MAX_N; every down output within +-2^31 (the fixed point's range).
-// Measured (probe): a warp's first loads issued before x's rounding and before the slice's
-// rounding saved ~4 us; the last CTA's loads all issued before its first store ~5 us; 64
-// values a CTA beat 32 and 128; each CTA walking the down rows from its own offset saved the
-// int64 atomics 1.9 us of contention; two register sets for the next output's loads lost 9 us;
-// x rounded beforehand (no rounding in the CTA) saved nothing.
+// No CTA may wait for one that cannot run: a grid larger than the GPU holds at once runs its
+// last CTAs only after others have left. So a slice is claimed before it is computed (a flag
+// each, and a count of the claims), and a CTA waiting for the count of done slices takes any
+// slice still unclaimed and computes it itself. Its owner, if it starts later, finds the flag
+// set and skips it. On the H200 a Llama-3-8B block's 224 CTAs are all resident (two an SM),
+// every CTA claims its own slice long before the first one waits, and the waiters only poll.
+// The CPU emulation, which runs the CTAs one after another, has CTA 0 compute every slice.
+//
+// Limits (checked by the library, feed_forward_applies): K and F multiples of 1,024; the larger
+// of them at most FF_MAX_KF (x's or the intermediate's int8 copy in static shared memory).
 
 namespace vx {
 
 constexpr int FF_SLICE = 64;      // intermediate values a CTA: two Q4_0 blocks of a down row
 constexpr int FF_WARPS = 8;
-constexpr int FF_DOWN_PASS = 4;   // down rows a lane has in flight
-constexpr int FF_MAX_K = 16384;   // x's int8 copy in static shared memory
-constexpr int FF_MAX_N = 8192;    // the last CTA's rows in registers, N / 256 a thread
+constexpr int FF_DOWN_PASS = 7;   // super-blocks of a down row a lane has in flight (F / 1024 = 14)
+constexpr int FF_MAX_KF = 32768;  // 40 KB of int8 copy, scales and sums
+
+// The scratch's layout, in uint32 words: add_norm_finish's count and per-CTA sums, the count of
+// done slices, the count of claimed slices, a flag a slice, then (16-byte aligned) the
+// intermediate values rounded as round_x lays out x: F int8, F / 32 scales, F / 32 sums.
+// Zero before the first launch; each launch leaves every count and flag zero.
+struct FeedForwardScratch {
+  static __device__ __forceinline__ int act_offset(int slices) { return (3 + 2 * slices + 3) & ~3; }
+  static __device__ __forceinline__ int words(int f) {
+    return act_offset(f / FF_SLICE) + f / 4 + f / 16;
+  }
+  uint32_t* norm;
+  uint32_t* done;
+  uint32_t* claims;
+  uint32_t* claimed;
+  uint8_t* act;
+  __device__ __forceinline__ FeedForwardScratch(uint32_t* s, int slices)
+      : norm(s), done(s + 1 + slices), claims(s + 2 + slices), claimed(s + 3 + slices),
+        act(reinterpret_cast<uint8_t*>(s + act_offset(slices))) {}
+};
 
 // gate/up: wgu [2F, K / 1024 * 576]; down: wd [N, F / 1024 * 576]; x [K]; residual, nw, h,
-// normed [N]; scratch: uint32 [2N + 4], N int64 sums, then the count (zero before the first
-// launch, left zero by each).
-template <class T, int ACT, int K, int N>
+// normed [N]; scratch: FeedForwardScratch::words(F) uint32. F / FF_SLICE CTAs of FF_WARPS warps.
+template <class T, int ACT, int K, int F>
 __device__ __forceinline__ void feed_forward(const uint8_t* wgu, const uint8_t* wd, const T* x,
                                              const T* residual, const T* nw, float eps,
-                                             uint32_t* scratch, T* h, T* normed, int F) {
-  constexpr int THREADS = FF_WARPS * 32, S = FF_SLICE, NX = K / 32, NSB = K / 1024;
-  constexpr int BPR = S / 32, RPW = 32 / BPR;  // down blocks a row; rows a load instruction
-  constexpr int PASS = FF_DOWN_PASS, PER = N / THREADS;
-  static_assert(K % 1024 == 0 && K <= FF_MAX_K && N % THREADS == 0 && N <= FF_MAX_N,
-                "feed_forward: K a multiple of 1,024, N of 256 (library.feed_forward_applies)");
-  __shared__ __align__(16) int8_t xq[K];
-  __shared__ float xd[NX];
-  __shared__ int xs[NX];
+                                             uint32_t* scratch, T* h, T* normed, int N) {
+  constexpr int THREADS = FF_WARPS * 32, S = FF_SLICE, NSB = K / 1024, SLICES = F / S;
+  constexpr int BPS = S / 32;  // 32-value blocks a slice
+  static_assert(K % 1024 == 0 && F % 1024 == 0 && K <= FF_MAX_KF && F <= FF_MAX_KF,
+                "feed_forward: K and F multiples of 1,024 (library.feed_forward_applies)");
+  // x's int8 copy (phase 1), then the intermediate values' (phase 2): round_x's layout
+  constexpr int COPY = (K > F ? K : F) * 5 / 4;
+  __shared__ __align__(16) uint8_t copy[COPY];
   __shared__ float slice[S];
-  __shared__ __align__(16) int8_t sq[S];
-  __shared__ float sd[BPR];
-  __shared__ int ss[BPR];
-  __shared__ float part[FF_WARPS];
-  long long* sums = reinterpret_cast<long long*>(scratch);
-  uint32_t* count = scratch + 2 * N;
+  __shared__ bool mine;
+  __shared__ int take;
+  const FeedForwardScratch sc(scratch, SLICES);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int c0 = int(blockIdx.x) * S;
   const size_t gu_row = size_t(NSB) * 576, d_row = size_t(F / 1024) * 576;
 
-  // output i's gate and up rows, every load in flight at once
+  // Phase 1. The claim's answer is needed only after x's rounding.
+  if (threadIdx.x == 0) {
+    mine = atomicExch(sc.claimed + blockIdx.x, 1u) == 0u;
+    if (mine) atomicAdd(sc.claims, 1u);
+  }
+  int8_t* xq = reinterpret_cast<int8_t*>(copy);
+  float* xd = reinterpret_cast<float*>(copy + K);
+  int* xs = reinterpret_cast<int*>(copy + K + K / 8);
+  // output i of slice c's gate and up rows, every load in flight at once
   uint4 q[2][NSB];
   uint32_t d[2][NSB];
-  auto load_pair = [&](int i) {
-    const uint8_t* rows[2] = {wgu + size_t(c0 + i) * gu_row, wgu + size_t(F + c0 + i) * gu_row};
+  auto load_pair = [&](int c, int i) {
+    const size_t row = size_t(c) * S + i;
+    const uint8_t* rows[2] = {wgu + row * gu_row, wgu + (F + row) * gu_row};
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
 #pragma unroll
       for (int k = 0; k < NSB; ++k) load_packed(rows[r] + k * 576, lane, q[r][k], d[r][k]);
     }
   };
-  load_pair(warp);  // in flight while the CTA rounds x (FF_WARPS < FF_SLICE)
-  for (int b = threadIdx.x; b < NX; b += THREADS) {
+  load_pair(blockIdx.x, warp);  // in flight while the CTA rounds x (FF_WARPS < FF_SLICE)
+  for (int b = threadIdx.x; b < K / 32; b += THREADS) {
     xd[b] = round_block(x + 32 * b, xq + 32 * b, xs + b);
   }
   __syncthreads();
 
-  for (int i = warp; i < S; i += FF_WARPS) {
-    if (i != warp) load_pair(i);
-    __syncwarp();  // gemv_packed.cuh's fence: the loads above stay ahead of the products
-    float sum[2] = {0.0f, 0.0f};
+  // Slice c's values into the scratch, rounded, then counted (release: a CTA that reads the
+  // count done acquires them).
+  auto compute_slice = [&](int c, bool first_loaded) {
+    for (int i = warp; i < S; i += FF_WARPS) {
+      if (i != warp || !first_loaded) load_pair(c, i);
+      __syncwarp();  // gemv_packed.cuh's fence: the loads above stay ahead of the products
+      float sum[2] = {0.0f, 0.0f};
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
+      for (int r = 0; r < 2; ++r) {
 #pragma unroll
-      for (int k = 0; k < NSB; ++k) {
-        const int b = 32 * k + lane;
-        const uint4 xa = reinterpret_cast<const uint4*>(xq + 32 * b)[0];
-        const uint4 xb = reinterpret_cast<const uint4*>(xq + 32 * b)[1];
-        const uint32_t qs[4] = {q[r][k].x, q[r][k].y, q[r][k].z, q[r][k].w};
-        const int dot = q4_0_dot(qs, xa, xb, xs[b]);
-        sum[r] = fmaf(xd[b], half_to_float(d[r][k]) * float(dot), sum[r]);
+        for (int k = 0; k < NSB; ++k) {
+          const int b = 32 * k + lane;
+          const uint4 xa = reinterpret_cast<const uint4*>(xq + 32 * b)[0];
+          const uint4 xb = reinterpret_cast<const uint4*>(xq + 32 * b)[1];
+          const uint32_t qs[4] = {q[r][k].x, q[r][k].y, q[r][k].z, q[r][k].w};
+          const int dot = q4_0_dot(qs, xa, xb, xs[b]);
+          sum[r] = fmaf(xd[b], half_to_float(d[r][k]) * float(dot), sum[r]);
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) sum[r] += __shfl_xor_sync(0xFFFFFFFFu, sum[r], o);
       }
-#pragma unroll
-      for (int o = 16; o > 0; o >>= 1) sum[r] += __shfl_xor_sync(0xFFFFFFFFu, sum[r], o);
-    }
-    if (lane == 0) {
-      const T y = glu<ACT>(rounded<T>(sum[0]), rounded<T>(sum[1]));
-      slice[i] = load1(&y);
-    }
-  }
-
-  // The down matrix's S columns: lane l takes block t = l % BPR of the rows l / BPR, + RPW,
-  // ... of its warp's groups; the group's first loads fly while the slice is rounded.
-  const int t = lane % BPR;
-  const int jb = c0 / 32 + t;  // the block's place in a down row: super-block, then block
-  const size_t column = size_t(jb / 32) * 576;
-  const int kb = jb % 32;
-  uint4 dq[PASS];
-  uint32_t dd[PASS];
-  // each CTA walks the rows from its own offset: at one time the CTAs' atomics fall on
-  // different rows (1.9 us of contention in the probe, PIPE 32)
-  const int rot = (int(blockIdx.x) * N / int(gridDim.x)) & ~15;
-  auto row_of = [&](int r0, int p) {
-    const int row = r0 + p * RPW + lane / BPR + rot;
-    return row < N ? row : row - N;
-  };
-  auto load_rows = [&](int r0) {
-#pragma unroll
-    for (int p = 0; p < PASS; ++p) {
-      load_packed(wd + size_t(row_of(r0, p)) * d_row + column, kb, dq[p], dd[p]);
-    }
-  };
-  const int first = warp * RPW * PASS;
-  if (first < N) load_rows(first);
-  __syncthreads();
-  if (threadIdx.x < BPR) {
-    float v[32];
-#pragma unroll
-    for (int k = 0; k < 32; ++k) v[k] = slice[32 * threadIdx.x + k];
-    sd[threadIdx.x] = round_values(v, sq + 32 * threadIdx.x, ss + threadIdx.x);
-  }
-  __syncthreads();
-  const uint4 xa = reinterpret_cast<const uint4*>(sq + 32 * t)[0];
-  const uint4 xb = reinterpret_cast<const uint4*>(sq + 32 * t)[1];
-  const float dx = sd[t];
-  const int xsum = ss[t];
-  for (int r0 = first; r0 < N; r0 += FF_WARPS * RPW * PASS) {
-    if (r0 != first) load_rows(r0);
-    __syncwarp();
-#pragma unroll
-    for (int p = 0; p < PASS; ++p) {
-      const uint32_t qs[4] = {dq[p].x, dq[p].y, dq[p].z, dq[p].w};
-      float v = dx * (half_to_float(dd[p]) * float(q4_0_dot(qs, xa, xb, xsum)));
-#pragma unroll
-      for (int o = 1; o < BPR; o <<= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, o);
-      if (t == 0) {  // 2^32 v to the nearest integer: exact, a power of two's multiple
-        atomicAdd(reinterpret_cast<unsigned long long*>(sums) + row_of(r0, p),
-                  static_cast<unsigned long long>(__float2ll_rn(v * 4294967296.0f)));
+      if (lane == 0) {
+        const T y = glu<ACT>(rounded<T>(sum[0]), rounded<T>(sum[1]));
+        slice[i] = load1(&y);
       }
     }
+    __syncthreads();
+    if (threadIdx.x < BPS) {
+      float v[32];
+#pragma unroll
+      for (int k = 0; k < 32; ++k) v[k] = slice[32 * threadIdx.x + k];
+      const int b = c * BPS + threadIdx.x;  // the block's place among F / 32
+      float* ad = reinterpret_cast<float*>(sc.act + F);
+      ad[b] = round_values(v, reinterpret_cast<int8_t*>(sc.act) + 32 * b,
+                           reinterpret_cast<int*>(ad + F / 32) + b);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      fence_acq_rel();
+      atomicAdd(sc.done, 1u);
+    }
+  };
+  if (mine) compute_slice(blockIdx.x, true);
+
+  // This warp's first down row asked into L2 while the CTA waits.
+  const int first_row = int(blockIdx.x) * FF_WARPS + warp;
+  if (first_row < N) {
+    for (int b = lane * 128; b < int(d_row); b += 32 * 128) prefetch_l2(wd + first_row * d_row + b);
   }
 
-  // The last CTA: h = T(residual + T(y)), normed = T(nw * T(h * rsqrt(mean(h^2) + eps))), as
-  // gemv_int8's AddNorm rounds them.
+  // Every slice done: thread 0 polls the counts (acquiring the slices with the last), taking
+  // any slice still unclaimed for the CTA to compute.
+  for (;;) {
+    if (threadIdx.x == 0) {
+      int t = -1;
+      for (;;) {
+        const uint32_t done = load_acquire(sc.done), claims = load_relaxed(sc.claims);
+        if (done >= uint32_t(SLICES)) break;
+        if (claims < uint32_t(SLICES)) {
+          for (int j = 0; j < SLICES && t < 0; ++j) {
+            if (load_relaxed(sc.claimed + j) == 0u && atomicExch(sc.claimed + j, 1u) == 0u) t = j;
+          }
+          if (t >= 0) {
+            atomicAdd(sc.claims, 1u);
+            break;
+          }
+        }
+      }
+      take = t;
+    }
+    __syncthreads();
+    const int t = take;
+    __syncthreads();  // take is written again by the next poll
+    if (t < 0) break;
+    compute_slice(t, false);
+  }
+
+  // Phase 2: the rounded values copied in (through L2: other CTAs wrote them), then whole rows.
+  {
+    constexpr int WORDS = F * 5 / 64, PER = (WORDS + THREADS - 1) / THREADS;
+    uint4 v[PER];  // every load issued before the first store
+#pragma unroll
+    for (int j = 0; j < PER; ++j) {
+      const int i = int(threadIdx.x) + j * THREADS;
+      if (i < WORDS) v[j] = __ldcg(reinterpret_cast<const uint4*>(sc.act) + i);
+    }
+#pragma unroll
+    for (int j = 0; j < PER; ++j) {
+      const int i = int(threadIdx.x) + j * THREADS;
+      if (i < WORDS) reinterpret_cast<uint4*>(copy)[i] = v[j];
+    }
+  }
   __syncthreads();
-  if (!last_of_grid(count)) return;
-  // every load before any store: behind a store to the sums the compiler would issue each
-  // next load alone (one L2 round trip a row; ~5 us of tail in the probe)
-  float y[PER], r[PER], w[PER];
-#pragma unroll
-  for (int j = 0; j < PER; ++j) {
-    const int row = int(threadIdx.x) + j * THREADS;
-    y[j] = float(__ldcg(sums + row)) * 2.3283064365386963e-10f;  // 2^-32
-    r[j] = load1(residual + row);
-    w[j] = load1(nw + row);
+  AddNorm<T> e{residual, nw, eps, h, normed, sc.norm};
+  const int8_t* aq = reinterpret_cast<const int8_t*>(copy);
+  const float* ad = reinterpret_cast<const float*>(copy + F);
+  const int* as = reinterpret_cast<const int*>(copy + F + F / 8);
+  for (int o = first_row; o < N; o += int(gridDim.x) * FF_WARPS) {
+    const float v = packed_row<FF_DOWN_PASS>(wd + o * d_row, F / 1024, aq, ad, as, lane);
+    if (lane == 0) e.store(o, v);
   }
-  float sq_sum = 0.0f;
-#pragma unroll
-  for (int j = 0; j < PER; ++j) {
-    const int row = int(threadIdx.x) + j * THREADS;
-    sums[row] = 0;
-    const T yt = rounded<T>(y[j]);
-    const T ht = rounded<T>(r[j] + load1(&yt));
-    h[row] = ht;
-    y[j] = load1(&ht);  // h, as rounded
-    sq_sum = fmaf(y[j], y[j], sq_sum);
-  }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) sq_sum += __shfl_xor_sync(0xFFFFFFFFu, sq_sum, o);
-  if (lane == 0) part[warp] = sq_sum;
-  __syncthreads();
-  float total = 0.0f;
-  for (int k = 0; k < FF_WARPS; ++k) total += part[k];
-  const float inv = rsqrtf(total / float(N) + eps);
-#pragma unroll
-  for (int j = 0; j < PER; ++j) {
-    const T scaled = rounded<T>(y[j] * inv);
-    store1(normed + int(threadIdx.x) + j * THREADS, w[j] * load1(&scaled));
-  }
-  if (threadIdx.x == 0) *count = 0u;
+  // the last CTA also leaves the slices' counts and flags at zero for the next launch
+  add_norm_finish<FF_WARPS>(e, N, [&] {
+    for (int j = threadIdx.x; j < SLICES; j += THREADS) sc.claimed[j] = 0u;
+    if (threadIdx.x == 0) {
+      *sc.done = 0u;
+      *sc.claims = 0u;
+    }
+  });
 }
 
 }  // namespace vx

@@ -633,6 +633,10 @@ __device__ __forceinline__ bool last_of_grid(uint32_t* count) {
   return last;
 }
 
+struct Nothing {
+  __device__ __forceinline__ void operator()() const {}
+};
+
 // After gemv_int8 with an AddNorm epilogue (every thread of every CTA; see AddNorm): the CTA's
 // sum of h^2 into scratch, then the last CTA (last_of_grid) writes normed; h and the sums are
 // read through L2. (Session 20's ~15 us a launch over the plain product were not its fences
@@ -640,8 +644,9 @@ __device__ __forceinline__ bool last_of_grid(uint32_t* count) {
 // The last CTA's loads are issued together, U 16-byte words of h and of w a thread at a time:
 // one after another (the compiler cannot move a load of h past a store to normed) they took
 // ~30 us of tail at 4,096 rows (session 20, call B).
-template <int WARPS, class T>
-__device__ __forceinline__ void add_norm_finish(const AddNorm<T>& e, int n) {
+// last(): what else the last CTA does, after normed (feed_forward.cuh resets its counts).
+template <int WARPS, class T, class Last = Nothing>
+__device__ __forceinline__ void add_norm_finish(const AddNorm<T>& e, int n, Last last = {}) {
   constexpr int THREADS = WARPS * 32, VEC = 16 / sizeof(T), U = 4;
   __shared__ float part[32];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -703,6 +708,7 @@ __device__ __forceinline__ void add_norm_finish(const AddNorm<T>& e, int n) {
   for (int j = words * VEC + int(threadIdx.x); j < n; j += THREADS) {
     store1(e.normed + j, norm1(load1_l2(e.h + j), load1(e.weight + j)));
   }
+  last();
   if (threadIdx.x == 0) e.scratch[0] = 0u;  // for the next launch (kernels run in order)
 }
 
