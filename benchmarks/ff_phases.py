@@ -5,20 +5,17 @@ block, packed Q4_0, bf16.
     python benchmarks/ff_phases.py [--rounds 3]
 
 The parts (each a text change to cuda/feed_forward.cuh, compiled under its own kernel name):
-* ``no atomics``: the down sums computed but never added into the int64 accumulators (a store
-  behind a condition that never holds keeps the arithmetic alive);
-* ``u32 atomics``, ``f32 atomics``: 4-byte additions instead of the 8-byte fixed point (the
-  cost of the atomics' width; f32's sums would depend on the CTAs' order);
-* ``no down loop``: the down product's loop runs no pass (its first loads still fly);
-* ``no last CTA``: every CTA returns after the down product (no count, no h, no norm);
-* ``acq_rel count``, a variant rather than a cut (its outputs are main's): the count of
-  finished CTAs as one acquire-release atomic (``atom.acq_rel.gpu``) instead of
-  gemv_int8.cuh's ``last_of_grid``, two fences around a relaxed one; the AddNorm epilogue
-  counts the same way, so both kernels' tails would gain.
+* ``no wait``: no CTA waits for the count of done slices (the down rows may read values not
+  yet written);
+* ``no down rows``: the down product's loop runs no row (its values are still copied in);
+* ``no prefetch``: no warp asks its first down row into L2 while its CTA waits;
+* ``all rows prefetched``: every warp asks all of its down rows into L2 while it waits, not
+  only the first.
 The cuts' outputs are wrong: timing only. What a part costs is main's time less the copy's.
-Session 35 wrote it when the down loads' pattern, 6.4 us alone (benchmarks/down_layout.py),
-saved ~2 in the kernel; what it found (the down loop ~15.5 us, its atomics the wall once the
-loads are contiguous, the last CTA ~3.3) is in notes/gpu-kernels.md, session 35.
+Session 35 wrote it for the kernel before session 36's (every CTA adding its share of every
+down row into int64 sums); what it found there (the down loop ~15.5 us, its atomics the wall
+once the loads are contiguous, the last CTA ~3.3) is in notes/gpu-kernels.md, session 35, and
+its cuts in git (`git show 40bfbe8:benchmarks/ff_phases.py`).
 Timed as feed_forward.py times (its helpers: CUPTI, a chain of blocks over weight copies not in
 L2).
 """
@@ -34,6 +31,7 @@ from typing import Any
 import mlx.core as mx
 from feed_forward import (  # benchmarks/feed_forward.py
     EPS,
+    F,
     K,
     N,
     Run,
@@ -57,25 +55,15 @@ from vexel_core.quant.kernels.library import (
 )
 
 KERNEL = _HERE / "cuda" / "feed_forward.cuh"
-ATOMIC = """        atomicAdd(reinterpret_cast<unsigned long long*>(sums) + row_of(r0, p),
-                  static_cast<unsigned long long>(__float2ll_rn(v * 4294967296.0f)));"""
+PREFETCH = "for (int b = lane * 128; b < int(d_row); b += 32 * 128) prefetch_l2(row + b);"
 CUTS = {
-    "no atomics": (ATOMIC, """        const long long s = __float2ll_rn(v * 4294967296.0f);
-        if (s == 0x7FFFFFFFFFFFFFFLL) sums[row_of(r0, p)] = s;"""),
-    "u32 atomics": (ATOMIC, "atomicAdd(reinterpret_cast<unsigned int*>(sums) + row_of(r0, p), "
-                            "static_cast<unsigned int>(__float2int_rn(v * 65536.0f)));"),
-    "f32 atomics": (ATOMIC, "atomicAdd(reinterpret_cast<float*>(sums) + row_of(r0, p), v);"),
-    "no down loop": ("for (int r0 = first; r0 < N;", "for (int r0 = first; r0 < 0;"),
-    "acq_rel count": ("if (!last_of_grid(count)) return;", """__shared__ bool last_by_count;
-  if (threadIdx.x == 0) {
-    unsigned before;
-    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
-                 : "=r"(before) : "l"(count) : "memory");
-    last_by_count = before == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last_by_count) return;"""),
-    "no last CTA": ("if (!last_of_grid(count)) return;", "return;"),
+    "no wait": ("if (done >= uint32_t(SLICES)) break;", "if (done + 1 > 0) break;"),
+    "no down rows": ("for (int o = first_row; o < N;", "for (int o = first_row; o < 0;"),
+    "no prefetch": (PREFETCH, ""),
+    "all rows prefetched": (PREFETCH, (
+        "for (int o = first_row; o < N; o += int(gridDim.x) * FF_WARPS) {\n"
+        "      for (int b = lane * 128; b < int(d_row); b += 32 * 128) "
+        "prefetch_l2(wd + o * d_row + b);\n    }")),
 }
 
 
@@ -116,7 +104,7 @@ def main() -> None:
     libraries += [(tag, CutLibrary(tag, old, new, folder)) for tag, (old, new) in CUTS.items()]
 
     def arm(lib: KernelLibrary) -> Run:
-        scratch = feed_forward_scratch(N)
+        scratch = feed_forward_scratch(F)
 
         def step(x: mx.array, resid: mx.array, w: Weights) -> tuple[mx.array, mx.array]:
             return lib.feed_forward(x, w[0], w[1], "silu", resid, nw, EPS, scratch)

@@ -153,7 +153,8 @@ __device__ __forceinline__ void feed_forward(const uint8_t* wgu, const uint8_t* 
   // This warp's first down row asked into L2 while the CTA waits.
   const int first_row = int(blockIdx.x) * FF_WARPS + warp;
   if (first_row < N) {
-    for (int b = lane * 128; b < int(d_row); b += 32 * 128) prefetch_l2(wd + first_row * d_row + b);
+    const uint8_t* row = wd + first_row * d_row;
+    for (int b = lane * 128; b < int(d_row); b += 32 * 128) prefetch_l2(row + b);
   }
 
   // Every slice done: thread 0 polls the counts (acquiring the slices with the last), taking
