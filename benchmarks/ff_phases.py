@@ -57,7 +57,9 @@ from vexel_core.quant.kernels.library import (
 KERNEL = _HERE / "cuda" / "feed_forward.cuh"
 PREFETCH = "for (int b = lane * 128; b < int(d_row); b += 32 * 128) prefetch_l2(row + b);"
 CUTS = {
-    "no wait": ("if (done >= uint32_t(SLICES)) break;", "if (done + 1 > 0) break;"),
+    "no wait": ("} while (done < uint32_t(SLICES) && claims >= uint32_t(SLICES));\n"
+                "      unclaimed = done < uint32_t(SLICES) ? SLICES : -1;",
+                "} while (false);\n      unclaimed = done + claims > 0 ? -1 : -1;"),
     "no down rows": ("for (int o = first_row; o < N;", "for (int o = first_row; o < 0;"),
     "no prefetch": (PREFETCH, ""),
     "all rows prefetched": (PREFETCH, (

@@ -148,40 +148,42 @@ __device__ __forceinline__ void feed_forward(const uint8_t* wgu, const uint8_t* 
       atomicAdd(sc.done, 1u);
     }
   };
-  if (mine) compute_slice(blockIdx.x, true);
-
-  // This warp's first down row asked into L2 while the CTA waits.
+  // The CTA's own slice (its first pair in flight already), then, until every slice is done,
+  // any slice it finds unclaimed (one call of compute_slice: one copy of it in registers' way).
+  // Thread 0 polls the counts (acquiring the slices with the last); while some slice is
+  // unclaimed the CTA looks for the first one instead, each thread its flags.
   const int first_row = int(blockIdx.x) * FF_WARPS + warp;
-  if (first_row < N) {
-    const uint8_t* row = wd + first_row * d_row;
-    for (int b = lane * 128; b < int(d_row); b += 32 * 128) prefetch_l2(row + b);
-  }
-
-  // Every slice done: thread 0 polls the counts (acquiring the slices with the last), taking
-  // any slice still unclaimed for the CTA to compute.
-  for (;;) {
-    if (threadIdx.x == 0) {
-      int t = -1;
-      for (;;) {
-        const uint32_t done = load_acquire(sc.done), claims = load_relaxed(sc.claims);
-        if (done >= uint32_t(SLICES)) break;
-        if (claims < uint32_t(SLICES)) {
-          for (int j = 0; j < SLICES && t < 0; ++j) {
-            if (load_relaxed(sc.claimed + j) == 0u && atomicExch(sc.claimed + j, 1u) == 0u) t = j;
-          }
-          if (t >= 0) {
-            atomicAdd(sc.claims, 1u);
-            break;
-          }
-        }
+  __shared__ int unclaimed;
+  bool asked = false;
+  for (int c = mine ? int(blockIdx.x) : -1;; c = take) {
+    if (c >= 0) compute_slice(c, c == int(blockIdx.x));
+    if (!asked) {  // this warp's first down row into L2, while the CTA waits
+      asked = true;
+      if (first_row < N) {
+        const uint8_t* row = wd + first_row * d_row;
+        for (int b = lane * 128; b < int(d_row); b += 32 * 128) prefetch_l2(row + b);
       }
-      take = t;
+    }
+    if (threadIdx.x == 0) {
+      uint32_t done, claims;
+      do {
+        done = load_acquire(sc.done);
+        claims = load_relaxed(sc.claims);
+      } while (done < uint32_t(SLICES) && claims >= uint32_t(SLICES));
+      unclaimed = done < uint32_t(SLICES) ? SLICES : -1;
     }
     __syncthreads();
-    const int t = take;
-    __syncthreads();  // take is written again by the next poll
-    if (t < 0) break;
-    compute_slice(t, false);
+    if (unclaimed < 0) break;
+    for (int j = threadIdx.x; j < SLICES; j += THREADS) {
+      if (load_relaxed(sc.claimed + j) == 0u) atomicMin(&unclaimed, j);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      const int j = unclaimed;
+      take = j < SLICES && atomicExch(sc.claimed + j, 1u) == 0u ? j : -1;
+      if (take >= 0) atomicAdd(sc.claims, 1u);
+    }
+    __syncthreads();
   }
 
   // Phase 2: the rounded values copied in (through L2: other CTAs wrote them), then whole rows.
