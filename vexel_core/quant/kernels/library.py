@@ -408,8 +408,9 @@ class KernelLibrary:
         (gate rows, then up rows) and *down* ``[N, F / 1024 * 576]`` hold Q4_0 in the packed
         layout; *residual* ``[1, N]`` has x's dtype, *weight* is ``[N]``. The intermediate
         values are computed as `gemv`'s gated mode computes them, h and the norm rounded as
-        `gemv_add_norm` rounds them; the down sums are added in fixed point, so every launch
-        gives the same bits (`feed_forward_applies` says which shapes it takes).
+        `gemv_add_norm` rounds them; each down row's sum is one warp's, once every slice of
+        the intermediate values is done, so every launch gives the same bits
+        (`feed_forward_applies` says which shapes it takes).
 
         *scratch* (`feed_forward_scratch(F)`) holds the rounded intermediate values and the
         counts and flags that each launch leaves at zero: two launches that share one must be
