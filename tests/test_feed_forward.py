@@ -162,6 +162,14 @@ def test_emulated_feed_forward(k: int, f: int, n: int, dtype: mx.Dtype, act: str
     check_block(runs, intermediate, down, residual, weight, dtype)
 
 
+def test_scratch_size_is_the_kernels(feed_forward_emulator: Path) -> None:
+    # feed_forward_scratch(F) allocates what cuda/feed_forward.cuh's FeedForwardScratch lays
+    # out (a shorter one would let the kernel write past it), for every F it takes
+    for f in (1024, 2048, 14336, 28672, 32768):
+        words = int(emulation.run(feed_forward_emulator, ["words", f], b"").decode())
+        assert feed_forward_scratch(f).shape == (words,), f
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("act", sorted(GATED_ACTS))
 @pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16, mx.float16],

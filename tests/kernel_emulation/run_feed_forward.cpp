@@ -3,6 +3,7 @@
 // gate/up rows, the packed down rows, x [K], the residual [N], the norm's weight [N]):
 //   run_feed_forward ACT BF16 K F N EPS > h, normed, h, normed, then the number of nonzero
 //   words among the scratch's counts and flags (uint32)
+//   run_feed_forward words F > the scratch's uint32 words for F intermediate values
 // ACT 1 SiLU, 2 GELU tanh; BF16=1: activations in bfloat16 (else float32). (K, F): the
 // instantiated shapes below.
 #include "prelude.cuh"
@@ -17,6 +18,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 // a buffer of n T, 16-byte aligned like device allocations, filled from stdin (or NaN)
@@ -67,6 +69,10 @@ int shape(int k, int f, int n, float eps) {
 }
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "words") {  // the scratch's size for F = argv[2]
+    printf("%d\n", vx::FeedForwardScratch::words(atoi(argv[2])));
+    return 0;
+  }
   if (argc < 7) return 2;  // see the usage above
   const int act = atoi(argv[1]), bf16 = atoi(argv[2]);
   const int k = atoi(argv[3]), f = atoi(argv[4]), n = atoi(argv[5]);
