@@ -5,10 +5,10 @@
     python benchmarks/feed_forward.py [--rounds 3]
     python benchmarks/feed_forward.py --untimed 2   # under Nsight Compute
 
-Checked first on one input: h within one bf16 step of the two launches' (the down sums differ
-by float32's roundings), and the same bits from three launches. Then each arm runs as a chain
-of blocks (the next x is this one's normed output, so that MLX's graph orders the launches that
-share a scratch), cycling through weight copies that never sit in L2 together, timed by CUPTI
+Checked first on one input: h against the two launches' (session 36: the same bits), the same
+bits from three launches, and the scratch's counts and flags left zero. Then each arm runs as a
+chain of blocks (the next x is this one's normed output, so that MLX's graph orders the launches
+that share a scratch), cycling through weight copies that never sit in L2 together, timed by CUPTI
 (the arm's kernels' durations over a run of blocks, as gpu_timeline.py traces them; launch gaps
 and host time not included), the arms alternated.
 
@@ -32,7 +32,11 @@ from kernels import NOT_IN_L2, random_blocks  # benchmarks/kernels.py
 
 from vexel_core.gpu import on_cuda
 from vexel_core.quant.kernels import gguf_add_norm, gguf_gated, library
-from vexel_core.quant.kernels.library import add_norm_scratch, feed_forward_scratch
+from vexel_core.quant.kernels.library import (
+    add_norm_scratch,
+    feed_forward_counts,
+    feed_forward_scratch,
+)
 from vexel_core.quant.kernels.packed import pack_q4_0
 
 K, F, N = 4096, 14336, 4096  # Llama-3-8B: hidden, intermediate
@@ -128,7 +132,7 @@ def main() -> None:
             for _ in range(3)]
     h, n = runs[0]
     same = all(np.array_equal(r[0], h) and np.array_equal(r[1], n) for r in runs)
-    left = np.array(scratches[1]).any()
+    left = np.array(feed_forward_counts(scratches[1], F)).any()
     print(f"check: max|dh| {np.abs(h - ref_h).max():.4g} of {np.abs(ref_h).max():.4g} "
           f"({np.mean(h == ref_h):.3f} equal), max|dn| {np.abs(n - ref_n).max():.4g}; "
           f"three launches {'the same bits' if same else 'DIFFER'}; "

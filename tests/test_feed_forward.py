@@ -34,9 +34,9 @@ from tests.test_quant_kernels import (
 )
 from vexel_core.quant.kernels import gpu_backend, library
 from vexel_core.quant.kernels.library import (
-    FEED_FORWARD_SLICE,
     GATED_ACTS,
     Int8Tiling,
+    feed_forward_counts,
     feed_forward_scratch,
 )
 from vexel_core.quant.kernels.packed import pack_q4_0
@@ -120,14 +120,6 @@ def check_block(runs: list[tuple[np.ndarray, np.ndarray]], intermediate: mx.arra
         np.testing.assert_array_equal(normed, runs[0][1])
 
 
-def counts_and_flags(scratch: mx.array, f: int) -> np.ndarray:
-    """The words of a feed-forward scratch that each launch must leave zero
-    (cuda/feed_forward.cuh's FeedForwardScratch): the AddNorm count, then after the CTAs' sums
-    the counts of done and claimed slices and the slices' flags."""
-    s, words = f // FEED_FORWARD_SLICE, np.array(scratch)
-    return np.concatenate([words[:1], words[1 + s:3 + 2 * s]])
-
-
 def emulated_block(binary: Path, gate_up: Matrix, down: Matrix, x: mx.array,
                    residual: mx.array, weight: mx.array, act: str
                    ) -> tuple[list[tuple[np.ndarray, np.ndarray]], int]:
@@ -196,7 +188,7 @@ def test_feed_forward_on_the_gpu(k: int, f: int, n: int, dtype: mx.Dtype, act: s
         h, normed = lib.feed_forward(x, wgu, wd, act, residual, weight, NORM_EPS, scratch,
                                      init_value=NAN)
         runs.append((as_float(h), as_float(normed)))
-    assert not counts_and_flags(scratch, f).any()
+    assert not np.array(feed_forward_counts(scratch, f)).any()
     check_block(runs, intermediate, down, residual, weight, dtype)
 
 

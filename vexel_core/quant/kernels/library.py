@@ -652,6 +652,14 @@ def feed_forward_scratch_words(f: int) -> int:
     return (3 + 2 * slices + 3) // 4 * 4 + f // 4 + f // 16
 
 
+def feed_forward_counts(scratch: mx.array, f: int) -> mx.array:
+    """The words of `feed_forward_scratch(f)` that each launch leaves zero: the AddNorm
+    epilogue's count, then (after the CTAs' sums) the counts of done and claimed slices and a
+    flag a slice."""
+    slices = f // FEED_FORWARD_SLICE
+    return mx.concatenate([scratch[:1], scratch[1 + slices:3 + 2 * slices]])
+
+
 def feed_forward_scratch(f: int) -> mx.array:
     """A scratch for `KernelLibrary.feed_forward` of *f* intermediate values, zero (each
     launch leaves its counts and flags so)."""

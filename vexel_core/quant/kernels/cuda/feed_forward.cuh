@@ -19,9 +19,11 @@
 //    shared memory and its warps take whole down rows, as gemv_packed takes them on x rounded
 //    beforehand: row o's sum is one warp's, in a fixed order, so every launch gives the same
 //    bits. The AddNorm epilogue follows (gemv_int8.cuh's add_norm_finish).
-// Session 35 measured the design this replaced, every CTA adding its slice's share of every
-// down row into int64 accumulators: the down phase read 36 bytes a row from each of the 4,096
-// rows (8 KB apart) and issued 917,504 atomics a layer, ~15.5 us of the kernel's ~37.5.
+// On the H200 (session 36, a Llama-3-8B block, bf16): 33.3 us against the two launches'
+// 37.7; its down rows take ~9 us (33 MB, ~3.7 TB/s), the wait ~1.5, the first down row asked
+// into L2 during the wait saves ~1 (benchmarks/ff_phases.py). The design it replaced, each
+// CTA adding its slice's share of every down row into int64 sums (36 bytes from each of the
+// 4,096 rows, 917,504 atomics a layer), took 37.5-38.1 us, its down loop ~15.5.
 //
 // No CTA may wait for one that cannot run: a grid larger than the GPU holds at once runs its
 // last CTAs only after others have left. So a slice is claimed before it is computed (a flag
