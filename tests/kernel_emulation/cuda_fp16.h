@@ -68,22 +68,21 @@ inline thread_local std::barrier<>* warp_barrier;
 inline thread_local std::barrier<>* cta_barrier;
 inline thread_local float* warp_slots;  // 32 floats shared by the lanes of a warp
 
-// gemv_int8's AddNorm: CTAs run one after another here, so the last to count is the last CTA
+// gemv_int8's AddNorm and the feed-forward kernel's slices: CTAs run one after another here,
+// so the last to count is the last CTA, and CTA 0 takes every slice
 inline unsigned atomicAdd(unsigned* p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
-inline unsigned atomicExch(unsigned* p, unsigned v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
+inline unsigned atomicExch(unsigned* p, unsigned v) {
+  return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+}
 inline int atomicMin(int* p, int v) {
   int old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
-  while (v < old && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
+  while (v < old && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_SEQ_CST,
+                                                 __ATOMIC_SEQ_CST)) {
+  }
   return old;
 }
 inline unsigned __ldcg(const unsigned* p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
 inline uint4 __ldcg(const uint4* p) { return *p; }
-// the feed-forward kernel's int64 sums (cuda/feed_forward.cuh)
-inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
-  return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
-}
-inline long long __ldcg(const long long* p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
-inline long long __float2ll_rn(float v) { return std::llrint(v); }  // to nearest, ties even
 inline float rsqrtf(float v) { return 1.0f / std::sqrt(v); }
 
 inline void __syncwarp() { warp_barrier->arrive_and_wait(); }

@@ -40,7 +40,9 @@ namespace vx {
 
 constexpr int FF_SLICE = 64;      // intermediate values a CTA: two Q4_0 blocks of a down row
 constexpr int FF_WARPS = 8;
-constexpr int FF_DOWN_PASS = 7;   // super-blocks of a down row a lane has in flight (F / 1024 = 14)
+// super-blocks of a down row a lane has in flight: two passes of a Llama-3-8B row (F / 1024 =
+// 14); the whole row at once took 132 registers a thread with nvcc 13 (one CTA an SM)
+constexpr int FF_DOWN_PASS = 7;
 constexpr int FF_MAX_KF = 32768;  // 40 KB of int8 copy, scales and sums
 
 // The scratch's layout, in uint32 words: add_norm_finish's count and per-CTA sums, the count of
@@ -48,7 +50,9 @@ constexpr int FF_MAX_KF = 32768;  // 40 KB of int8 copy, scales and sums
 // intermediate values rounded as round_x lays out x: F int8, F / 32 scales, F / 32 sums.
 // Zero before the first launch; each launch leaves every count and flag zero.
 struct FeedForwardScratch {
-  static __device__ __forceinline__ int act_offset(int slices) { return (3 + 2 * slices + 3) & ~3; }
+  static __device__ __forceinline__ int act_offset(int slices) {
+    return (3 + 2 * slices + 3) & ~3;
+  }
   static __device__ __forceinline__ int words(int f) {
     return act_offset(f / FF_SLICE) + f / 4 + f / 16;
   }
@@ -151,7 +155,7 @@ __device__ __forceinline__ void feed_forward(const uint8_t* wgu, const uint8_t* 
     }
   };
   // The CTA's own slice (its first pair in flight already), then, until every slice is done,
-  // any slice it finds unclaimed (one call of compute_slice: one copy of it in registers' way).
+  // any slice it finds unclaimed (one call site: a second took the kernel to 132 registers).
   // Thread 0 polls the counts (acquiring the slices with the last); while some slice is
   // unclaimed the CTA looks for the first one instead, each thread its flags.
   const int first_row = int(blockIdx.x) * FF_WARPS + warp;
