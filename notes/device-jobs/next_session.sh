@@ -25,7 +25,11 @@
 # B: three engines, one request: s35_d.sh (build llama.cpp, ~300 s) then s31_c.sh at once on
 #    the warm machine (session 35: Vexel 426.4, mlx-lm 138.7, llama.cpp 350.5; session 36 with
 #    the new kernel, no llama.cpp: Vexel 437.3, mlx-lm 144.7).
-# C: the feed-forward kernel's next parts (notes/gpu-kernels.md, session 36): the wait for the
+# C: the grid's count in one launch is now safe (notes/gpu-kernels.md, session 36, "What the
+#    count opens"): the next layer's q/k/v rows after the feed-forward part's norm, in the
+#    same launch, is the largest untried lever (q/k/v 9.6 us a layer against ~3.7 of bytes).
+#    Probe it as ff_phases.py probes (a variant of feed_forward.cuh's text) before the engine.
+# D: the feed-forward kernel's next parts (notes/gpu-kernels.md, session 36): the wait for the
 #    last slice (~1.5 us) and the last CTA's norm tail (~3 us). A second count after the rows,
 #    each CTA normalizing its own rows, needs the slices' taking scheme for rows (a CTA not yet
 #    started owns rows). Time any variant with `ff_phases.py --rounds 3` (a cut or variant of
