@@ -31,9 +31,8 @@
 #    Probe it as ff_phases.py probes (a variant of feed_forward.cuh's text) before the engine.
 # D: the feed-forward kernel's next parts (notes/gpu-kernels.md, session 36): the wait for the
 #    last slice (~1.5 us) and the last CTA's norm tail (~3 us). A second count after the rows,
-#    each CTA normalizing its own rows, is notes/patches/ff-norm-count.patch (emulated tests
-#    pass; 124 registers a thread with 6 super-blocks a pass, not main's 7: 153). Time any
-#    variant with `ff_phases.py --rounds 3` (a cut or variant of feed_forward.cuh's text)
+#    each CTA normalizing its own rows, was measured and set aside (notes/patches/
+#    ff-norm-count.patch: 35.4 us a block against main's 33.3). Time any variant with `ff_phases.py --rounds 3` (a cut or variant of feed_forward.cuh's text)
 #    before the engine's A/B (`alternate.py --separate-feed-forward`).
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
