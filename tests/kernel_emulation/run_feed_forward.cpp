@@ -32,30 +32,29 @@ T* aligned(std::vector<uint8_t>& store, size_t n, bool from_stdin) {
 
 template <class T, int ACT, int K, int F>
 int run(int n, float eps) {
-  constexpr int f = F;
   std::vector<uint8_t> a, b, c, d, e, s, out[4];
-  const uint8_t* wgu = aligned<uint8_t>(a, size_t(2 * f) * (K / 1024 * 576), true);
-  const uint8_t* wd = aligned<uint8_t>(b, size_t(n) * (f / 1024 * 576), true);
+  const uint8_t* wgu = aligned<uint8_t>(a, size_t(2 * F) * (K / 1024 * 576), true);
+  const uint8_t* wd = aligned<uint8_t>(b, size_t(n) * (F / 1024 * 576), true);
   const T* x = aligned<T>(c, K, true);
   const T* residual = aligned<T>(d, n, true);
   const T* nw = aligned<T>(e, n, true);
   if (!wgu || !wd || !x || !residual || !nw) return 4;
-  const int words = vx::FeedForwardScratch::words(f);
+  const int words = vx::FeedForwardScratch::words(F);
   uint32_t* scratch = aligned<uint32_t>(s, words, false);
   for (int i = 0; i < words; ++i) scratch[i] = 0;
   for (int run = 0; run < 2; ++run) {
     T* h = aligned<T>(out[2 * run], n, false);
     T* normed = aligned<T>(out[2 * run + 1], n, false);
-    launch(f / vx::FF_SLICE, vx::FF_WARPS * 32, [&] {
+    launch(F / vx::FF_SLICE, vx::FF_WARPS * 32, [&] {
       vx::feed_forward<T, ACT, K, F>(wgu, wd, x, residual, nw, eps, scratch, h, normed, n);
     });
     fwrite(h, sizeof(T), n, stdout);
     fwrite(normed, sizeof(T), n, stdout);
   }
   // the counts and flags (the CTAs' sums of squares and the rounded values stay, as on the GPU)
-  const int slices = f / vx::FF_SLICE;
-  uint32_t nonzero = scratch[0] != 0;
-  for (int i = 1 + slices; i < 3 + 2 * slices; ++i) nonzero += scratch[i] != 0;
+  const vx::FeedForwardScratch sc(scratch, F / vx::FF_SLICE);
+  uint32_t nonzero = *sc.norm != 0;
+  for (const uint32_t* w = sc.done; w < sc.claimed + F / vx::FF_SLICE; ++w) nonzero += *w != 0;
   fwrite(&nonzero, 4, 1, stdout);
   return 0;
 }
