@@ -7,7 +7,8 @@ A GPU machine's host changes speed by up to 1.5x between episodes of tens of sec
 arms run as separate processes one after the other can differ by more than the change between
 them. Here one engine decodes one request per arm and round, the arms' order rotated each
 round, and each run's median step (wall time of `LLMEngine.step`, the first five steps left
-out) is printed; the verdict is the median over rounds of each round's difference. The
+out) is printed, and whether every run's greedy tokens were the same; the verdict is the
+median over rounds of each round's difference. The
 change's patches are found by comparing every attribute of Vexel's modules and classes before
 and after it is applied, and swapped in and out between runs; each arm keeps its own compiled
 steps.
@@ -76,16 +77,19 @@ def swap_in(values: dict[tuple[object, str], object]) -> None:
             setattr(owner, attr, value)
 
 
-def median_step_ms(engine: LLMEngine, prompt: int, tokens: int, tag: str) -> float:
+def median_step_ms(engine: LLMEngine, prompt: int, tokens: int, tag: str
+                   ) -> tuple[float, list[int]]:
+    """One greedy request's median step (ms) and its tokens."""
     engine.add_request(GenerationRequest(tag, list(range(5, 5 + prompt)),
                                          SamplingParams(temperature=0.0), tokens,
                                          ignore_eos=True))
-    steps = []
+    steps, out = [], []
     while engine.has_work():
         t = time.perf_counter()
-        engine.step()
+        for o in engine.step():
+            out.extend(o.token_ids)
         steps.append(time.perf_counter() - t)
-    return 1e3 * statistics.median(steps[5:])
+    return 1e3 * statistics.median(steps[5:]), out
 
 
 def main() -> None:
@@ -115,15 +119,18 @@ def main() -> None:
         model._steps = traces[name]
 
     names = list(patches)
+    generated: dict[str, set[tuple[int, ...]]] = {name: set() for name in names}
     for name in names:  # warm-up: traces, kernels' first compiles
         use(name)
-        median_step_ms(engine, a.prompt, a.tokens, f"warm-{name}")
+        generated[name].add(tuple(median_step_ms(engine, a.prompt, a.tokens, f"warm-{name}")[1]))
     results: dict[str, list[float]] = {name: [] for name in names}
     for r in range(a.rounds):
         order = names[r % 2:] + names[:r % 2]
         for name in order:
             use(name)
-            results[name].append(median_step_ms(engine, a.prompt, a.tokens, f"{name}-{r}"))
+            ms, out = median_step_ms(engine, a.prompt, a.tokens, f"{name}-{r}")
+            results[name].append(ms)
+            generated[name].add(tuple(out))
         print(f"round {r}: " + "  ".join(f"{n} {results[n][-1]:.3f} ms" for n in names),
               flush=True)
     diffs = [b - c for b, c in zip(*results.values(), strict=True)]
@@ -131,6 +138,9 @@ def main() -> None:
                                          for n in names)
           + f"  ({names[0]}) - ({names[1]}), median of rounds: "
           + f"{statistics.median(diffs):+.3f} ms")
+    alike = len(set.union(*generated.values())) == 1  # one sequence in every run
+    print(f"greedy tokens: {'the same in every run of both arms' if alike else 'DIFFER'} "
+          f"({', '.join(f'{n}: {len(g)} sequence(s)' for n, g in generated.items())})")
     mx.synchronize()
 
 

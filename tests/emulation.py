@@ -56,8 +56,19 @@ def run(binary: Path, args: list[object], stdin: bytes) -> bytes:
     return run_with_stderr(binary, args, stdin)[0]
 
 
+# Seconds an emulated launch may take: the largest take ~50 s on CI's two cores. A kernel whose
+# CTA waits for work no CTA will do (a count left set by the launch before, say) never ends in
+# the emulation, which runs CTAs one after another; this names it instead of pytest's timeout.
+RUN_SECONDS = 300
+
+
 def run_with_stderr(binary: Path, args: list[object], stdin: bytes) -> tuple[bytes, str]:
-    done = subprocess.run([str(binary), *map(str, args)], input=stdin, capture_output=True)
+    try:
+        done = subprocess.run([str(binary), *map(str, args)], input=stdin, capture_output=True,
+                              timeout=RUN_SECONDS)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"{binary.name} {args} ran past {RUN_SECONDS} s: a CTA waiting "
+                             "for work that no CTA does?") from None
     assert done.returncode == 0, f"{binary.name} {args} exited with {done.returncode}"
     return done.stdout, done.stderr.decode()
 

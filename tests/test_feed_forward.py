@@ -154,12 +154,17 @@ def test_emulated_feed_forward(k: int, f: int, n: int, dtype: mx.Dtype, act: str
     check_block(runs, intermediate, down, residual, weight, dtype)
 
 
-def test_scratch_size_is_the_kernels(feed_forward_emulator: Path) -> None:
+def test_scratch_layout_is_the_kernels(feed_forward_emulator: Path) -> None:
     # feed_forward_scratch(F) allocates what cuda/feed_forward.cuh's FeedForwardScratch lays
-    # out (a shorter one would let the kernel write past it), for every F it takes
+    # out (a shorter one would let the kernel write past it), and feed_forward_counts reads
+    # the words the kernel leaves zero (what feed_forward.py checks after its launches), for
+    # every F it takes
     for f in (1024, 2048, 14336, 28672, 32768):
-        words = int(emulation.run(feed_forward_emulator, ["words", f], b"").decode())
+        out = emulation.run(feed_forward_emulator, ["words", f], b"").decode().split()
+        words, norm, first, end = map(int, out)
         assert feed_forward_scratch(f).shape == (words,), f
+        where = mx.arange(words, dtype=mx.uint32)
+        assert np.array(feed_forward_counts(where, f)).tolist() == [norm, *range(first, end)], f
 
 
 @pytest.mark.gpu

@@ -12,28 +12,26 @@
 # .devkit is not in git. In a fresh checkout: `bash notes/device-jobs/devkit_fill.sh` (from
 # ../shared and PyPI: setup.sh, wheels, peers, extra for the whole suite, pyspy).
 #
-# Written at the end of session 36. Main then: the feed-forward kernel summing whole down rows
-# after the grid's count of done slices (cuda/feed_forward.cuh; 33.3 us a block, step -0.15
-# ms, 437.3 tok/s beside mlx-lm's 144.7). Run on the H200 with it: test_feed_forward (13),
-# test_compiled_decode (6), the AddNorm tests of test_quant_kernels (15), test_kernel_arrays
-# and test_gemv_packed (101). Not run with it: the rest of the suite (session 35 ran all of it
-# on the code before), and llama.cpp.
+# Written at the end of session 37. Main then: session 36's feed-forward kernel (33-35 us a
+# block); the step on the H200 ~2.1 ms where the GPU paces it (a layer: feed-forward 34-35 us,
+# q/k/v 7, paged decode 11, output + AddNorm 9; the lm_head 80 us a step: session 37, call D).
+# Set aside in session 37: the next layer's q/k/v rows in the feed-forward launch
+# (notes/patches/ff-next-qkv.patch; its phase ~8 us against the q/k/v launch's 7 in the step).
 #
-# A: (~600 s, cold) the whole suite but test_quant_kernels: `s34_b.sh`, carry
-#    [".devkit/wheels", ".devkit/setup.sh", ".devkit/extra"] after `tree_slim.sh out --model`
-#    (then `tree_slim.sh back`). Session 35: 1,227 passed, none failed.
-# B: three engines, one request: s35_d.sh (build llama.cpp, ~300 s) then s31_c.sh at once on
-#    the warm machine (session 35: Vexel 426.4, mlx-lm 138.7, llama.cpp 350.5; session 36 with
-#    the new kernel, no llama.cpp: Vexel 437.3, mlx-lm 144.7).
-# C: the grid's count in one launch is now safe (notes/gpu-kernels.md, session 36, "What the
-#    count opens"): the next layer's q/k/v rows after the feed-forward part's norm, in the
-#    same launch, is the largest untried lever (q/k/v 9.6 us a layer against ~3.7 of bytes).
-#    Probe it as ff_phases.py probes (a variant of feed_forward.cuh's text) before the engine.
-# D: the feed-forward kernel's next parts (notes/gpu-kernels.md, session 36): the wait for the
-#    last slice (~1.5 us) and the last CTA's norm tail (~3 us). A second count after the rows,
-#    each CTA normalizing its own rows, was measured and set aside (notes/patches/
-#    ff-norm-count.patch: 35.4 us a block against main's 33.3). Time any variant with `ff_phases.py --rounds 3` (a cut or variant of feed_forward.cuh's text)
-#    before the engine's A/B (`alternate.py --separate-feed-forward`).
+# A: (~600 s, cold) the whole suite but test_quant_kernels, not yet run with session 36's kernel:
+#    `s34_b.sh`, carry [".devkit/wheels", ".devkit/setup.sh", ".devkit/extra"] after
+#    `tree_slim.sh out --model` (then `tree_slim.sh back`). Session 35: 1,227 passed.
+# B: three engines on one fast host: s35_d.sh (build llama.cpp, ~270 s) then s31_c.sh at once
+#    on the warm machine. Session 37's pair fell on a slow host (build + submit 2.4 ms a step):
+#    llama.cpp 343.85, Vexel 308.4, mlx-lm 99.4.
+# C: where the fused q/k/v phase's ~8 us go (gpu-kernels.md, session 37): apply the patch on a
+#    branch, then cut its parts as ff_phases.py cuts (no rows; no rounding; no wait for
+#    `ready`) or profile it under Nsight Compute (kernel_ncu.py's way, source-level samples).
+#    Time any variant in the engine (`alternate.py --separate-qkv`), not only in
+#    feed_forward.py --next: its chain made the q/k/v launch 11.8 us where the step's is 7.
+# D: the largest gaps over the bytes' pace a layer: paged decode ~10.6 us, feed-forward ~8.5,
+#    output + AddNorm ~6.5, q/k/v ~3.3. Where the host paces the step (a slow host), MLX's
+#    host time per launch decides: fewer launches a layer (the patch above: 32 fewer a step).
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`

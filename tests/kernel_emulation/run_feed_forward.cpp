@@ -3,7 +3,9 @@
 // gate/up rows, the packed down rows, x [K], the residual [N], the norm's weight [N]):
 //   run_feed_forward ACT BF16 K F N EPS > h, normed, h, normed, then the number of nonzero
 //   words among the scratch's counts and flags (uint32)
-//   run_feed_forward words F > the scratch's uint32 words for F intermediate values
+//   run_feed_forward words F > the scratch's uint32 words for F intermediate values, then the
+//   offsets of the words each launch leaves zero (the AddNorm count, then done to the last
+//   slice's flag: first and one past the last)
 // ACT 1 SiLU, 2 GELU tanh; BF16=1: activations in bfloat16 (else float32). (K, F): the
 // instantiated shapes below.
 #include "prelude.cuh"
@@ -69,7 +71,11 @@ int shape(int k, int f, int n, float eps) {
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "words") {  // the scratch's size for F = argv[2]
-    printf("%d\n", vx::FeedForwardScratch::words(atoi(argv[2])));
+    const int f = atoi(argv[2]);
+    static uint32_t base[1];
+    const vx::FeedForwardScratch sc(base, f / vx::FF_SLICE);
+    printf("%d %d %d %d\n", vx::FeedForwardScratch::words(f), int(sc.norm - base),
+           int(sc.done - base), int(sc.claimed + f / vx::FF_SLICE - base));
     return 0;
   }
   if (argc < 7) return 2;  // see the usage above
