@@ -25,8 +25,9 @@
 #    on the warm machine. Session 37's pair fell on a slow host (build + submit 2.4 ms a step):
 #    llama.cpp 343.85, Vexel 308.4, mlx-lm 99.4.
 # C: where the fused q/k/v phase's ~8 us go (gpu-kernels.md, session 37): apply the patch on a
-#    branch, then cut its parts as ff_phases.py cuts (no rows; no rounding; no wait for
-#    `ready`) or profile it under Nsight Compute (kernel_ncu.py's way, source-level samples).
+#    branch (it holds `ff_phases.py --next`: the phase cut in five parts), then run
+#    `s37_g.sh` (prepared, ~90 s; session 37's device time ran out before it), or profile the
+#    kernel under Nsight Compute (kernel_ncu.py's way).
 #    Time any variant in the engine (`alternate.py --separate-qkv`), not only in
 #    feed_forward.py --next: its chain made the q/k/v launch 11.8 us where the step's is 7.
 # D: the largest gaps over the bytes' pace a layer: paged decode ~10.6 us, feed-forward ~8.5,
