@@ -7,11 +7,10 @@ A GPU machine's host changes speed by up to 1.5x between episodes of tens of sec
 arms run as separate processes one after the other can differ by more than the change between
 them. Here one engine decodes one request per arm and round, the arms' order rotated each
 round, and each run's median step (wall time of `LLMEngine.step`, the first five steps left
-out) is printed, and whether every run's greedy tokens were the same; the verdict is the
-median over rounds of each round's difference. The
-change's patches are found by comparing every attribute of Vexel's modules and classes before
-and after it is applied, and swapped in and out between runs; each arm keeps its own compiled
-steps.
+out) is printed, then whether every run's greedy tokens were the same; the verdict is the
+median over rounds of each round's difference. The change's patches are found by comparing
+every attribute of Vexel's modules and classes before and after it is applied, and swapped in
+and out between runs; each arm keeps its own compiled steps.
 """
 
 from __future__ import annotations

@@ -71,11 +71,12 @@ int shape(int k, int f, int n, float eps) {
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "words") {  // the scratch's size for F = argv[2]
-    const int f = atoi(argv[2]);
-    static uint32_t base[1];
+    const int f = atoi(argv[2]), words = vx::FeedForwardScratch::words(f);
+    std::vector<uint32_t> scratch(words);
+    uint32_t* base = scratch.data();
     const vx::FeedForwardScratch sc(base, f / vx::FF_SLICE);
-    printf("%d %d %d %d\n", vx::FeedForwardScratch::words(f), int(sc.norm - base),
-           int(sc.done - base), int(sc.claimed + f / vx::FF_SLICE - base));
+    printf("%d %d %d %d\n", words, int(sc.norm - base), int(sc.done - base),
+           int(sc.claimed + f / vx::FF_SLICE - base));
     return 0;
   }
   if (argc < 7) return 2;  // see the usage above
