@@ -1,5 +1,6 @@
 # Session 37, call B: the engine with the next q/k/v rows in the feed-forward launch (branch
-# next/ff-qkv): the compiled decode's and the feed-forward GPU tests, the engine's A/B against
+# next/ff-qkv): the feed-forward GPU tests (test_compiled_decode.py's tests carry no gpu mark,
+# so -m gpu deselected them: they did not run), the engine's A/B against
 # the q/k/v product in a launch of its own (alternate.py --separate-qkv; the greedy tokens of
 # every run compared), then one request beside mlx-lm.
 # Carry [".devkit/wheels", ".devkit/setup.sh"] after `tree_slim.sh out`.
