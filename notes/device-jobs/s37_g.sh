@@ -1,4 +1,5 @@
-# Session 37, call G: where the next product's phase goes (branch next/ff-qkv):
+# Session 37, call G (prepared, not run): where the next product's phase goes, with
+# notes/patches/ff-next-qkv.patch applied (git apply; the patch adds ff_phases.py --next):
 # ff_phases.py --next, the kernel with then=q/k/v against its cuts (nothing after the norm, no
 # wait, no rounding, no rows, no prefetch), beside the kernel without then and that kernel
 # followed by the q/k/v launch.
