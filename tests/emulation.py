@@ -56,9 +56,10 @@ def run(binary: Path, args: list[object], stdin: bytes) -> bytes:
     return run_with_stderr(binary, args, stdin)[0]
 
 
-# Seconds an emulated launch may take: the largest take ~50 s on CI's two cores. A kernel whose
-# CTA waits for work no CTA will do (a count left set by the launch before, say) never ends in
-# the emulation, which runs CTAs one after another; this names it instead of pytest's timeout.
+# Seconds an emulated launch may take (test_feed_forward's take ~20 s on CI's two cores). A
+# kernel whose CTA waits for work no CTA will do (a count left set by the launch before, say)
+# never ends in the emulation, which runs CTAs one after another; this names it instead of
+# pytest's timeout.
 RUN_SECONDS = 300
 
 

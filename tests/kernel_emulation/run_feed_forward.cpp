@@ -32,6 +32,11 @@ T* aligned(std::vector<uint8_t>& store, size_t n, bool from_stdin) {
   return p;
 }
 
+// The end of the words each launch leaves zero from sc.done on (done, claims, a flag a slice)
+const uint32_t* counts_end(const vx::FeedForwardScratch& sc, int f) {
+  return sc.claimed + f / vx::FF_SLICE;
+}
+
 template <class T, int ACT, int K, int F>
 int run(int n, float eps) {
   std::vector<uint8_t> a, b, c, d, e, s, out[4];
@@ -56,7 +61,7 @@ int run(int n, float eps) {
   // the counts and flags (the CTAs' sums of squares and the rounded values stay, as on the GPU)
   const vx::FeedForwardScratch sc(scratch, F / vx::FF_SLICE);
   uint32_t nonzero = *sc.norm != 0;
-  for (const uint32_t* w = sc.done; w < sc.claimed + F / vx::FF_SLICE; ++w) nonzero += *w != 0;
+  for (const uint32_t* w = sc.done; w < counts_end(sc, F); ++w) nonzero += *w != 0;
   fwrite(&nonzero, 4, 1, stdout);
   return 0;
 }
@@ -76,7 +81,7 @@ int main(int argc, char** argv) {
     uint32_t* base = scratch.data();
     const vx::FeedForwardScratch sc(base, f / vx::FF_SLICE);
     printf("%d %d %d %d\n", words, int(sc.norm - base), int(sc.done - base),
-           int(sc.claimed + f / vx::FF_SLICE - base));
+           int(counts_end(sc, f) - base));
     return 0;
   }
   if (argc < 7) return 2;  // see the usage above
