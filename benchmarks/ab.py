@@ -5,7 +5,7 @@
         [--unfused-glu] [--separate-cache-write] [--long-bodies] [--separate-step-arrays] \
         [--host-step-arrays] \
         [--tiny-tokens] [--separate-add-norm] [--segment-compile] [--separate-rope] \
-        [--sliced-heads] [--long-spans] [--separate-feed-forward] \
+        [--sliced-heads] [--long-spans] [--separate-feed-forward] [--old-attention] \
         bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
@@ -49,6 +49,10 @@
 * ``--separate-feed-forward``: a gated MLP's gate/up product, then its down product with the
   AddNorm epilogue, as before session 27, instead of one launch for the whole part
   (cuda/feed_forward.cuh).
+* ``--old-attention``: the paged decode kernel built from the CUDA sources in
+  ``.ab_old/attention/cuda`` (a commit's, copied there before a kernel change: the same
+  five files as ``vexel_core/attention/kernels/cuda``), instead of the package's: a kernel
+  change timed in the engine within one process (`benchmarks/alternate.py`).
 """
 
 from __future__ import annotations
@@ -213,6 +217,25 @@ def long_spans() -> None:
     kernels.launch_shape = launch_shape
 
 
+def old_attention() -> None:
+    from functools import cache
+
+    from vexel_core import gpu
+    from vexel_core.attention import kernels
+
+    old = Path(".ab_old/attention")
+    if not (old / "cuda" / "paged_decode.cu").is_file():
+        raise SystemExit(f"--old-attention: no kernel sources in {old / 'cuda'}")
+
+    @cache
+    def kernel(backend: str) -> object:
+        return gpu.source_kernel(backend, old, "paged_decode", kernels._INPUTS,
+                                 ["out", "part", "done"], headers=kernels.HEADERS,
+                                 ensure_row_contiguous=False)
+
+    kernels._kernel = kernel
+
+
 CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--plain-norm-add": plain_norm_add, "--unfused-glu": unfused_glu,
            "--separate-cache-write": separate_cache_write, "--long-bodies": long_bodies,
@@ -220,7 +243,8 @@ CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--host-step-arrays": host_step_arrays,
            "--separate-add-norm": separate_add_norm, "--segment-compile": segment_compile,
            "--separate-rope": separate_rope, "--sliced-heads": sliced_heads,
-           "--long-spans": long_spans, "--separate-feed-forward": separate_feed_forward}
+           "--long-spans": long_spans, "--separate-feed-forward": separate_feed_forward,
+           "--old-attention": old_attention}
 
 
 def main() -> None:

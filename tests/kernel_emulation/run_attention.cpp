@@ -26,7 +26,7 @@ constexpr bool PREFETCH = true;  // a hint, nothing to do on the CPU
 
 template <class T, int D, int REP, int BS, int WARPS, bool WRITE>
 void body(const T* q, const int* q_shape, const int64_t* q_strides, const T* k_pool,
-          const int* k_pool_shape, const T* v_pool, const int* tables,
+          const int* k_pool_shape, const T* v_pool, const int* tables, const int* tables_shape,
           const int64_t* tables_strides, const int* ctx_lens, const int64_t* ctx_lens_strides,
           const float* fparams, const int* iparams, const float* rope_freqs,
           const int* rope_freqs_shape, const unsigned* counters,
@@ -78,13 +78,13 @@ int run(const Args& a) {
   std::vector<unsigned> counters(size_t(B) * hkv, 0u);  // the split merge's counts
   const float fparams[4] = {a.scale, a.softcap, a.rope_scale, a.rope_attn_factor};
   const int iparams[7] = {a.window, splits, a.rope_dims, a.rope_interleaved, a.k0, a.v0, WRITE};
-  const int k_shape[3] = {n_slots, hkv, D}, q_shape[3] = {B, hq, D};
+  const int k_shape[3] = {n_slots, hkv, D}, q_shape[3] = {B, hq, D}, t_shape[2] = {B, nb};
   const int freqs_shape[1] = {int(inv_freq.size())};
   const int64_t q_strides[3] = {int64_t(hq) * D, D, 1}, t_strides[2] = {nb, 1}, one[1] = {1};
   const int64_t new_strides[3] = {int64_t(a.new_heads) * ds, ds, 1};
   launch(B * hkv * splits, WARPS * 32, [&] {
     body<T, D, REP, 16, WARPS, WRITE>(q.data(), q_shape, q_strides, k.data(), k_shape,
-                                      v.data(), tables.data(), t_strides, ctx.data(), one,
+                                      v.data(), tables.data(), t_shape, t_strides, ctx.data(), one,
                                       fparams, iparams, inv_freq.data(), freqs_shape,
                                       counters.data(), &after, k_new.data(), new_strides,
                                       v_new.data(), new_strides, new_slots.data(), one,

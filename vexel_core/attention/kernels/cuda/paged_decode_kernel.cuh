@@ -56,10 +56,12 @@
 // (session 13, benchmarks/decode_attention.py, notes/gpu-kernels.md).
 //
 // The prologue is two round trips: first every load that needs no loaded value (parameters,
-// the context length, q's heads, the rotation's frequencies), then those that need the
-// context length (the first chunk's table entries, the new rows). At one request (8 CTAs) a
-// CTA's chain of round trips is the kernel's time; written load, use, load, ..., the prologue
-// alone was ~12 of them, half the kernel (session 28, Nsight Compute's stall samples).
+// the context length, q's heads, the rotation's frequencies, and with one span and no window
+// the first chunk's table entries, whose rows are then requested), then those that need the
+// context length (the new rows; the table entries where the span starts elsewhere). At one
+// request (8 CTAs) a CTA's chain of round trips is the kernel's time; written load, use,
+// load, ..., the prologue alone was ~12 of them, half the kernel (session 28, Nsight
+// Compute's stall samples).
 //
 // Rotation (iparams[2] > 0; `Rope` in rope.cuh): q and the new keys arrive unrotated and are
 // rotated at the query's position (ctx - 1) as they are read, each element rounded to T as
@@ -80,12 +82,12 @@ namespace vxa {
 template <class T, int D, int REP, int BS, int WARPS, bool PREFETCH, class Strides, class Shape>
 __device__ __forceinline__ void paged_decode(
     const T* q, const Shape& q_shape, const Strides& q_strides, const T* k_pool,
-    const Shape& k_pool_shape, const T* v_pool, const int* tables, const Strides& tables_strides,
-    const int* ctx_lens, const Strides& ctx_lens_strides, const float* fparams,
-    const int* iparams, const float* rope_freqs, const Shape& rope_freqs_shape,
-    const unsigned* counters, const int* after, const T* k_new, const Strides& k_new_strides,
-    const T* v_new, const Strides& v_new_strides, const int* new_slots,
-    const Strides& new_slots_strides, T* out, float* part, int* done) {
+    const Shape& k_pool_shape, const T* v_pool, const int* tables, const Shape& tables_shape,
+    const Strides& tables_strides, const int* ctx_lens, const Strides& ctx_lens_strides,
+    const float* fparams, const int* iparams, const float* rope_freqs,
+    const Shape& rope_freqs_shape, const unsigned* counters, const int* after, const T* k_new,
+    const Strides& k_new_strides, const T* v_new, const Strides& v_new_strides,
+    const int* new_slots, const Strides& new_slots_strides, T* out, float* part, int* done) {
   constexpr int THREADS = WARPS * 32;
   constexpr int EV = (D + 31) / 32;        // output elements per lane
   constexpr int PER = 16 / sizeof(T);      // elements per 16-byte word
@@ -136,6 +138,12 @@ __device__ __forceinline__ void paged_decode(
   }
   const float freq =
       threadIdx.x < D / 2 && threadIdx.x < rope_freqs_shape[0] ? rope_freqs[threadIdx.x] : 0.f;
+  // The first chunk's table entries, guessed: with one span and no window the warp's first
+  // chunk starts at token warp * 32 whatever the context's length, so they need no loaded
+  // value (clamped to the table's width; entries past the context are not used). Loaded after
+  // the context length, they held back the first chunk's key rows by a round trip.
+  const int guess = min(warp * 32 + lane, int(tables_shape[1]) * BS - 1);
+  const int guessed_block = tables[seq * tables_strides[0] + guess / BS * tables_strides[1]];
   // A fence for ptxas, as for the key batches (FENCED below): loads above, uses below. Not
   // tight: ptxas still computes ctx - window (for lo, hi) before the last parameters' loads
   // (its model of a load's latency is far below DRAM's), so round trip 1 is two (local nvcc
@@ -161,6 +169,7 @@ __device__ __forceinline__ void paged_decode(
   const int hi = min(ctx, lo + span);
   // the query is its sequence's newest token: position ctx - 1
   const Rope rope{dims, interleaved, (ctx - 1) * rope_scale, attn_factor, s_freq};
+  const bool guessed = splits == 1 && first == 0;  // the guess above holds
   // Context token t: its block's entry of the table (a load), then its pool row, slot * n_kv +
   // kvh (arithmetic): apart, so that the arithmetic can wait a round trip after the load.
   const auto block_of = [&](int t) {
@@ -175,13 +184,19 @@ __device__ __forceinline__ void paged_decode(
     }
   };
 
-  // Round trip 2: this warp's first chunk's table entries, and the step's new rows where this
-  // span holds the new token (the CTA of (sequence, KV head) that alone reads them). Before
-  // the stores below (which the compiler must otherwise keep them after), and unconditional,
-  // their indices clamped: ptxas schedules within a branch's block, and a branch around a
-  // load let it put the load's first use right after it (session 28, SASS).
+  // The first chunk's rows requested now where the guess holds, a round trip before the new
+  // rows below are in.
   int c0 = lo + warp * 32;
-  const int block = block_of(max(0, min(c0 + lane, ctx - 1)));  // used where c0 + lane < hi
+  if (guessed && c0 + lane < hi) request_rows(row_in(guessed_block, c0 + lane));
+
+  // Round trip 2: the step's new rows where this span holds the new token (the CTA of
+  // (sequence, KV head) that alone reads them), and where the guess does not hold (a window,
+  // or spans) this warp's first chunk's table entries. Before the stores below (which the
+  // compiler must otherwise keep them after), and unconditional, their indices clamped:
+  // ptxas schedules within a branch's block, and a branch around a load let it put the load's
+  // first use right after it (session 28, SASS).
+  const int block =  // used where c0 + lane < hi
+      guessed ? guessed_block : block_of(max(0, min(c0 + lane, ctx - 1)));
   const bool writes = writing && lo <= ctx - 1 && ctx - 1 < hi;
   // a CTA that does not write reads its own q head instead: placeholders are shorter than a row
   const T* kh = writes ? k_new + seq * k_new_strides[0] + k_head * k_new_strides[1]
@@ -219,7 +234,7 @@ __device__ __forceinline__ void paged_decode(
       qv[j] = to_float(from_float<T>(rotated));
     }
   }
-  if (c0 + lane < hi) request_rows(row);
+  if (!guessed && c0 + lane < hi) request_rows(row);
   __syncthreads();  // every partner read
   #pragma unroll
   for (int j = 0; j < QN; ++j) {
