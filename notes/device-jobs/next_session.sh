@@ -12,27 +12,24 @@
 # .devkit is not in git. In a fresh checkout: `bash notes/device-jobs/devkit_fill.sh` (from
 # ../shared and PyPI: setup.sh, wheels, peers, extra for the whole suite, pyspy).
 #
-# Written at the end of session 37. Main then: session 36's feed-forward kernel (33-35 us a
-# block); the step on the H200 ~2.1 ms where the GPU paces it (a layer: feed-forward 34-35 us,
-# q/k/v 7, paged decode 11, output + AddNorm 9; the lm_head 80 us a step: session 37, call D).
-# Set aside in session 37: the next layer's q/k/v rows in the feed-forward launch
-# (notes/patches/ff-next-qkv.patch; its phase ~8 us against the q/k/v launch's 7 in the step).
+# Written at the end of session 38. Main then: session 36's feed-forward kernel, session 38's
+# paged decode (the first table entries in round trip 1); the step ~2.08 ms where the GPU paces
+# it (alternate.py). A layer (session 37, call D): feed-forward 34-35 us, q/k/v 7, paged decode
+# 11, output + AddNorm 9; the lm_head 80 us a step. Session 38 ran the whole suite on the GPU
+# (1,228 passed; only the shipped model's tests failed, its files moved out for the carry).
 #
-# A: (~600 s, cold) the whole suite but test_quant_kernels, not yet run with session 36's kernel:
-#    `s34_b.sh`, carry [".devkit/wheels", ".devkit/setup.sh", ".devkit/extra"] after
-#    `tree_slim.sh out --model` (then `tree_slim.sh back`). Session 35: 1,227 passed.
+# A: (~330 s) `s39_a.sh`: the two prepared paged-decode patches (round trip 1 in one batch;
+#    the value rows fenced below 16 warps), their GPU tests, each timed in the engine against
+#    main and against the first alone. Its header says how to make the branches and the
+#    `.ab_*` folders. Merge what is shorter in most rounds with the same greedy tokens.
 # B: three engines on one fast host: s35_d.sh (build llama.cpp, ~270 s) then s31_c.sh at once
-#    on the warm machine. Session 37's pair fell on a slow host (build + submit 2.4 ms a step):
-#    llama.cpp 343.85, Vexel 308.4, mlx-lm 99.4.
-# C: where the fused q/k/v phase's ~8 us go (gpu-kernels.md, session 37): apply the patch on a
-#    branch (it holds `ff_phases.py --next`: the phase cut in five parts), then run
-#    `s37_g.sh` (prepared, ~90 s; session 37's device time ran out before it), or profile the
-#    kernel under Nsight Compute (kernel_ncu.py's way).
-#    Time any variant in the engine (`alternate.py --separate-qkv`), not only in
-#    feed_forward.py --next: its chain made the q/k/v launch 11.8 us where the step's is 7.
-# D: the largest gaps over the bytes' pace a layer: paged decode ~10.6 us, feed-forward ~8.5,
-#    output + AddNorm ~6.5, q/k/v ~3.3. Where the host paces the step (a slow host), MLX's
-#    host time per launch decides: fewer launches a layer (the patch above: 32 fewer a step).
+#    on the warm machine (carry adds ".devkit/peers"). Sessions 37-38's pairs fell on slow or
+#    different hosts.
+# C: the largest gaps over the bytes' pace a layer: paged decode ~10 us (call D's profile:
+#    half its samples before the first chunk, the merge barrier's idle warps at 128 tokens),
+#    feed-forward ~8.5, output + AddNorm ~6.5, q/k/v ~3.3. Look at each kernel's device SASS
+#    (ncu's source page) for loads in branches: a branch ends ptxas's batch (session 38).
+#    Where the host paces the step (a slow host), fewer launches a layer decide.
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
