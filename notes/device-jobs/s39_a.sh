@@ -19,13 +19,8 @@
 : "${OUT:?set OUT to the output folder}"
 export VEXEL_CACHE=/tmp/vx
 t0=$(date +%s)
-timeout 150 python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_attention_kernels.py \
-  > $OUT/gpu_attention.txt 2>&1
-echo "== attention GPU tests rc $? after $(( $(date +%s) - t0 )) s: $(tail -1 $OUT/gpu_attention.txt)"
-grep -E "^(FAILED|ERROR)" $OUT/gpu_attention.txt | head -10
-timeout 120 python3 -m pytest -q -p no:cacheprovider tests/test_compiled_decode.py \
-  > $OUT/compiled_decode.txt 2>&1
-echo "== compiled decode rc $? after $(( $(date +%s) - t0 )) s: $(tail -1 $OUT/compiled_decode.txt)"
+bash notes/device-jobs/gpu_tests.sh "150 tests/test_attention_kernels.py -m gpu" \
+  "120 tests/test_compiled_decode.py"
 for old in main pd-rt1; do  # this tree (both changes) against main, then against rt1 alone
   rm -rf .ab_old && cp -r .ab_$old .ab_old
   timeout 120 python3 benchmarks/alternate.py --rounds 8 --tokens 256 --old-attention \
