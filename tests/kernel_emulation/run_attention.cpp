@@ -29,10 +29,10 @@ void body(const T* q, const int* q_shape, const int64_t* q_strides, const T* k_p
           const int* k_pool_shape, const T* v_pool, const int* tables, const int* tables_shape,
           const int64_t* tables_strides, const int* ctx_lens, const int64_t* ctx_lens_strides,
           const float* fparams, const int* iparams, const float* rope_freqs,
-          const int* rope_freqs_shape, const unsigned* counters,
-          const int* after, const T* k_new,
-          const int64_t* k_new_strides, const T* v_new, const int64_t* v_new_strides, const int* new_slots,
-          const int64_t* new_slots_strides, T* out, float* part, int* done) {
+          const int* rope_freqs_shape, const unsigned* counters, const int* after, const T* k_new,
+          const int64_t* k_new_strides, const T* v_new, const int64_t* v_new_strides,
+          const int* new_slots, const int64_t* new_slots_strides, T* out, float* part,
+          int* done) {
 #include "paged_decode.cu"
 }
 

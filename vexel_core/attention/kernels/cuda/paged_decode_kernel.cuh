@@ -61,7 +61,9 @@
 // context length (the new rows; the table entries where the span starts elsewhere). At one
 // request (8 CTAs) a CTA's chain of round trips is the kernel's time; written load, use,
 // load, ..., the prologue alone was ~12 of them, half the kernel (session 28, Nsight
-// Compute's stall samples).
+// Compute's stall samples). Written so; the H200's SASS still issues the guessed table
+// entries after the context length's first use, q's loads (in branches) before them
+// (session 38's profile, notes/gpu-kernels.md).
 //
 // Rotation (iparams[2] > 0; `Rope` in rope.cuh): q and the new keys arrive unrotated and are
 // rotated at the query's position (ctx - 1) as they are read, each element rounded to T as
