@@ -218,22 +218,14 @@ def long_spans() -> None:
 
 
 def old_attention() -> None:
-    from functools import cache
+    from functools import partial
 
-    from vexel_core import gpu
     from vexel_core.attention import kernels
 
     old = Path(".ab_old/attention")
     if not (old / "cuda" / "paged_decode.cu").is_file():
         raise SystemExit(f"--old-attention: no kernel sources in {old / 'cuda'}")
-
-    @cache
-    def kernel(backend: str) -> object:
-        return gpu.source_kernel(backend, old, "paged_decode", kernels._INPUTS,
-                                 ["out", "part", "done"], headers=kernels.HEADERS,
-                                 ensure_row_contiguous=False)
-
-    kernels._kernel = kernel
+    kernels._kernel = partial(kernels._kernel, folder=old)  # type: ignore[assignment]
 
 
 CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,

@@ -93,10 +93,11 @@ def shared_bytes(head_dim: int, rep: int, warps: int, backend: str = "cuda") -> 
 
 
 @cache
-def _kernel(backend: str) -> Any:
+def _kernel(backend: str, folder: Path = _HERE) -> Any:
     # Inputs are read through their strides: a copy of a view (the new values are a slice of
-    # the fused q/k/v product) would cost a launch
-    return source_kernel(backend, _HERE, "paged_decode", _INPUTS, ["out", "part", "done"],
+    # the fused q/k/v product) would cost a launch. *folder*: where the sources lie (an older
+    # copy for benchmarks/ab.py's --old-attention)
+    return source_kernel(backend, folder, "paged_decode", _INPUTS, ["out", "part", "done"],
                          headers=HEADERS,
                          ensure_row_contiguous=False)
 
