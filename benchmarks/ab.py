@@ -6,6 +6,7 @@
         [--host-step-arrays] \
         [--tiny-tokens] [--separate-add-norm] [--segment-compile] [--separate-rope] \
         [--sliced-heads] [--long-spans] [--separate-feed-forward] [--old-attention] \
+        [--no-gemm] \
         bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
@@ -53,6 +54,9 @@
   ``.ab_old/attention/cuda`` (a commit's, copied there before a kernel change: the same
   five files as ``vexel_core/attention/kernels/cuda``), instead of the package's: a kernel
   change timed in the engine within one process (`benchmarks/alternate.py`).
+* ``--no-gemm``: 2 to 15 rows of packed Q4_0 through the float matrix-vector kernel and 16 to
+  64 through the dequantized matrix and MLX's matmul, as before session 39, instead of
+  ``gemm_packed`` on the tensor cores.
 """
 
 from __future__ import annotations
@@ -228,6 +232,10 @@ def old_attention() -> None:
     kernels._kernel = partial(kernels._kernel, folder=old)  # type: ignore[assignment]
 
 
+def no_gemm() -> None:
+    importlib.import_module("vexel_core.quant.kernels").gemm_applies = lambda *args: False
+
+
 CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--plain-norm-add": plain_norm_add, "--unfused-glu": unfused_glu,
            "--separate-cache-write": separate_cache_write, "--long-bodies": long_bodies,
@@ -236,7 +244,7 @@ CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--separate-add-norm": separate_add_norm, "--segment-compile": segment_compile,
            "--separate-rope": separate_rope, "--sliced-heads": sliced_heads,
            "--long-spans": long_spans, "--separate-feed-forward": separate_feed_forward,
-           "--old-attention": old_attention}
+           "--old-attention": old_attention, "--no-gemm": no_gemm}
 
 
 def main() -> None:

@@ -66,6 +66,7 @@ from vexel_core.quant.kernels.library import (
     _add_norm_launch,
     _dequant_launch,
     _feed_forward_launch,
+    _gemm_launch,
     _gemv_plan,
     _int8_launch,
     _Launch,
@@ -581,7 +582,7 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
     dequantization, every default gemv_int8 tiling with every activation dtype (gated and with
     the AddNorm epilogue: bf16, the models' dtype on a GPU; the others differ only in T), for
     each format and packed Q4_0,
-    and on x rounded beforehand, round_x, gemv_packed, feed_forward), compiled by
+    and on x rounded beforehand, round_x, gemv_packed, feed_forward, gemm_packed), compiled by
     nvcc for sm_90a as MLX builds it: the .cu body under exactly the template arguments the
     library passes. The CPU emulation includes the .cuh files alone, so this is what checks,
     without a GPU, that the library's arguments and the bodies' names agree (a mismatch cost a
@@ -664,6 +665,11 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
                                     act)
             add("gemv_packed", f"{tiling} {act}", launch, {"w": "uint8_t", "xr": "uint8_t"},
                 "__nv_bfloat16")
+    for m in (2, 17, 33):  # gemm_packed at each default tiling, on both half types
+        for dtype in (mx.bfloat16, mx.float16):
+            launch = _gemm_launch("cuda", (8, 4 * 576), mx.uint8, (m, 4096), dtype, None)
+            add("gemm_packed", f"{m} rows {dtype}", launch,
+                {"w": "uint8_t", "x": C_TYPES[dtype]}, C_TYPES[dtype])
     # (MLX's JIT header with its elementwise functors, which the gated mode uses, is compiled
     # into libmlx: tests/nvcc_include holds a stand-in with the same names)
     used = emulation.nvcc_registers("\n".join(preamble), source, tmp_path,

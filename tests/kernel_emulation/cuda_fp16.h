@@ -87,6 +87,15 @@ inline float rsqrtf(float v) { return 1.0f / std::sqrt(v); }
 
 inline void __syncwarp() { warp_barrier->arrive_and_wait(); }
 inline void __syncthreads() { cta_barrier->arrive_and_wait(); }
+// Every lane's v, in lane order (the tensor-core product's emulation gathers its operands)
+inline void warp_gather(uint32_t v, uint32_t (&all)[32]) {
+  const int lane = threadIdx.x & 31;
+  std::memcpy(&warp_slots[lane], &v, 4);
+  __syncwarp();
+  std::memcpy(all, warp_slots, sizeof all);
+  __syncwarp();
+}
+inline uint4 __ldg(const uint4* p) { return *p; }
 inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
   const int lane = threadIdx.x & 31;
   warp_slots[lane] = v;

@@ -32,6 +32,10 @@ inline float load1_l2(const float* p) { return *p; }
 inline float load1_l2(const __nv_bfloat16* p) { return bf16_to_float(p->bits); }
 inline void store1(float* p, float v) { *p = v; }
 inline void store1(__nv_bfloat16* p, float v) { p->bits = float_to_bf16(v); }
+inline void store1(__half* p, float v) {
+  const _Float16 h = _Float16(v);  // round to nearest even, as __float2half
+  std::memcpy(&p->bits, &h, 2);
+}
 inline void cp_async_commit() {}
 template <int N> inline void cp_async_wait() {}
 inline int stage_bytes(uint8_t* dst, const uint8_t* src, int len, int lane) {

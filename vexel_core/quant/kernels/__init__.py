@@ -11,6 +11,8 @@ Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
   the residual add and the RMS norm after the product (a pre-norm block's), and
   `gguf_feed_forward` a block's whole gated feed-forward part with that add and norm, in one
   launch (packed Q4_0);
+* a few rows of packed Q4_0 on CUDA (`GEMM_ROWS`: a batch of decoding requests): the
+  tensor cores, each weight read once (``gemm_packed``);
 * many rows (prefill, from `PREFILL_ROWS`): the blocks dequantized into ``x``'s dtype by a
   kernel, a slice of rows at a time, then MLX's matmul.
 
@@ -37,6 +39,7 @@ from vexel_core.quant.kernels.library import (
     KernelLibrary,
     feed_forward_applies,
     gated_applies,
+    gemm_applies,
     gpu_backend,
     int8_applies,
     library,
@@ -71,7 +74,9 @@ def gguf_matmul(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType, *,
     x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
     if x2.dtype not in (mx.float32, mx.float16, mx.bfloat16):
         x2 = x2.astype(mx.float32)
-    if x2.shape[0] < PREFILL_ROWS:
+    if gemm_applies(backend, ggml_type, packed, x2.shape, x2.dtype):
+        y = lib.gemm_packed(x2, raw)
+    elif x2.shape[0] < PREFILL_ROWS:
         y = lib.gemv(x2, raw, ggml_type, packed=packed)
     else:
         y = _dequantize_matmul(lib, x2, raw, ggml_type, packed)

@@ -52,8 +52,8 @@ from vexel_core.gpu import cuda_header, float_constant, on_cuda
 from vexel_core.quant.kernels.packed import PACKED_Q4_0, SUPER_BYTES, SUPER_ELEMS
 
 Backend = Literal["cuda", "metal"]
-Op = Literal["gemv", "gemv_int8", "gemv_int8_norm", "gemv_packed", "dequant", "round_x",
-             "feed_forward"]
+Op = Literal["gemv", "gemv_int8", "gemv_int8_norm", "gemv_packed", "gemm_packed", "dequant",
+             "round_x", "feed_forward"]
 GatedAct = Literal["silu", "gelu_tanh"]
 # gemv_int8's ACT template argument per activation of its gated mode (0: the plain product)
 GATED_ACTS: dict[str, int] = {"silu": 1, "gelu_tanh": 2}
@@ -78,18 +78,20 @@ _HERE = Path(__file__).parent
 _HEADERS = {
     "cuda": ("cuda/prelude.cuh", "common/decode.h", "common/formats.h", "cuda/memory.cuh",
              "cuda/kernels.cuh", "cuda/gemv_int8.cuh", "cuda/gemv_packed.cuh",
-             "cuda/feed_forward.cuh"),
+             "cuda/feed_forward.cuh", "cuda/gemm_packed.cuh"),
     "metal": ("metal/prelude.metal", "common/decode.h", "common/formats.h", "metal/memory.metal",
               "metal/kernels.metal"),
 }
 _BODIES = {
     "cuda": {"gemv": "cuda/gemv.cu", "gemv_int8": "cuda/gemv_int8.cu",
              "gemv_int8_norm": "cuda/gemv_int8_norm.cu", "gemv_packed": "cuda/gemv_packed.cu",
+             "gemm_packed": "cuda/gemm_packed.cu",
              "dequant": "cuda/dequant.cu", "round_x": "cuda/round_x.cu",
              "feed_forward": "cuda/feed_forward.cu"},
     "metal": {"gemv": "metal/gemv.metal", "dequant": "metal/dequant.metal"},
 }
 _INPUTS = {"gemv": ["w", "x"], "gemv_int8": ["w", "x"], "gemv_packed": ["w", "xr"],
+           "gemm_packed": ["w", "x"],
            "dequant": ["w"], "round_x": ["x"],
            "gemv_int8_norm": ["w", "x", "residual", "nw", "eps", "scratch"],
            "feed_forward": ["wgu", "wd", "x", "residual", "nw", "eps", "scratch"]}
@@ -189,6 +191,33 @@ PACKED_TILINGS: tuple[tuple[int, PackedTiling], ...] = (
     (4096, PackedTiling(warps=4, per_pass=4, ctas=1056)),
     (INT8_MAX_COLS, PackedTiling(warps=8, per_pass=4, ctas=1056)),
 )
+
+
+@dataclass(frozen=True, kw_only=True)
+class GemmTiling:
+    """How ``gemm_packed`` splits a few-row product (cuda/gemm_packed.cuh): CTAs of *warps*
+    warps, each warp *row_tiles* tiles of eight weight rows, each CTA *rows* activation rows
+    (tiles of 16), *ahead* rounds of four blocks of weight words in flight a lane."""
+
+    warps: int = 4
+    row_tiles: int = 1
+    rows: int = 16
+    ahead: int = 4
+
+    def grid(self, n: int, m: int) -> int:
+        """CTAs for *n* weight rows and *m* activation rows."""
+        return -(-n // (8 * self.row_tiles * self.warps)) * -(-m // self.rows)
+
+
+# Activation rows that `gemm_packed` takes in `gguf_matmul` (below: the float matrix-vector
+# kernel; above: the matrix dequantized for MLX's matmul)
+GEMM_ROWS = (2, 64)
+
+
+def default_gemm_tiling(m: int) -> GemmTiling:
+    """The tiling for *m* activation rows: as few 16-row tiles a CTA as hold them, up to four
+    (more rows take more CTAs)."""
+    return GemmTiling(rows=16 if m <= 16 else 32 if m <= 32 else 64)
 
 
 def default_packed_tiling(cols: int) -> PackedTiling:
@@ -466,6 +495,16 @@ class KernelLibrary:
                             _packed_launch(self.backend, packed.shape, packed.dtype, xr.shape,
                                            xr.dtype, dtype, tiling, act), init_value)
 
+    def gemm_packed(self, x: mx.array, packed: mx.array, *, tiling: GemmTiling | None = None,
+                    init_value: float | None = None) -> mx.array:
+        """``x[M, K] @ W.T`` -> ``[M, N]`` in x's dtype (bfloat16 or float16) on the tensor
+        cores, W being Q4_0 repacked in 1,024-element super-blocks (*packed*: ``uint8[N, K /
+        1024 * 576]``; CUDA only): each weight turned into x's dtype as `dequantize` writes it,
+        the products summed in float32 (cuda/gemm_packed.cuh)."""
+        return self._launch("gemm_packed", [packed, x],
+                            _gemm_launch(self.backend, packed.shape, packed.dtype, x.shape,
+                                         x.dtype, tiling), init_value)
+
     def round_x(self, x: mx.array, *, init_value: float | None = None) -> mx.array:
         """One activation row ``x[1, K]`` (K a multiple of 32) rounded to 8-bit integers per 32
         values once, exactly as ``gemv_int8`` rounds it in each CTA: the uint8 buffer ``[1,
@@ -563,6 +602,15 @@ def int8_applies(backend: Backend, ggml_type: GGMLQuantizationType,
     """Whether ``gemv`` sends this product to ``gemv_int8`` by default."""
     return (backend == "cuda" and ggml_type in INT8_TYPES and len(x_shape) == 2
             and x_shape[0] == 1 and x_shape[1] <= INT8_MAX_COLS)
+
+
+def gemm_applies(backend: Backend, ggml_type: GGMLQuantizationType, packed: bool,
+                 x_shape: tuple[int, ...], x_dtype: mx.Dtype) -> bool:
+    """Whether `gguf_matmul` sends this product to ``gemm_packed``: packed Q4_0 on CUDA,
+    `GEMM_ROWS` activation rows of bfloat16 or float16."""
+    return (backend == "cuda" and packed and ggml_type == Q.Q4_0 and len(x_shape) == 2
+            and GEMM_ROWS[0] <= x_shape[0] <= GEMM_ROWS[1]
+            and x_dtype in (mx.bfloat16, mx.float16))
 
 
 def gated_applies(backend: Backend, ggml_type: GGMLQuantizationType,
@@ -735,6 +783,29 @@ def _packed_launch(
                 ("ACT", GATED_ACTS[act] if act else 0)]
     return _Launch(template, (tiling.grid(outs) * threads, 1, 1), (threads, 1, 1), (1, outs),
                    dtype)
+
+
+@cache
+def _gemm_launch(
+    backend: Backend, shape: tuple[int, ...], w_dtype: mx.Dtype, x_shape: tuple[int, ...],
+    x_dtype: mx.Dtype, tiling: GemmTiling | None,
+) -> _Launch:
+    if backend != "cuda":
+        raise ValueError(f"gemm_packed is a CUDA kernel; got {backend}")
+    if len(shape) != 2 or w_dtype != mx.uint8 or shape[1] % SUPER_BYTES or not shape[1]:
+        raise ValueError(f"packed must be uint8 [rows, super-blocks * {SUPER_BYTES}] (Q4_0 "
+                         f"repacked); got {shape} {w_dtype}")
+    rows, cols = shape[0], shape[1] // SUPER_BYTES * SUPER_ELEMS
+    if (len(x_shape) != 2 or x_shape[1] != cols or not x_shape[0]
+            or x_dtype not in (mx.bfloat16, mx.float16)):
+        raise ValueError(f"x must be [M, {cols}] bfloat16 or float16 (the tensor cores' "
+                         f"operands); got {x_shape} {x_dtype}")
+    tiling = tiling or default_gemm_tiling(x_shape[0])
+    threads = tiling.warps * 32
+    template = [("T", x_dtype), ("WARPS", tiling.warps), ("NT", tiling.row_tiles),
+                ("MT", tiling.rows), ("AHEAD", tiling.ahead)]
+    return _Launch(template, (tiling.grid(rows, x_shape[0]) * threads, 1, 1), (threads, 1, 1),
+                   (x_shape[0], rows), x_dtype)
 
 
 @cache

@@ -1,0 +1,221 @@
+// A few activation rows (2 to 64: a batch of decoding requests, a draft's verification) times
+// Q4_0 repacked in 1,024-element super-blocks (formats.h, Q4_0x1024), on the tensor cores.
+//
+// Why: from two rows on, the products took the float matrix-vector kernel (kernels.cuh, four
+// or eight rows a pass, issue-bound: 100 us at 8 rows of 14336x4096 where one row takes 13) or,
+// from 16 rows, the whole matrix dequantized into bf16 and MLX's matmul (the weight's 4.5 bits
+// a value read, 16 written, 16 read again: ~110 us at 32 rows of the same shape). Here every
+// weight byte is read once, into registers, and turned into the B operand of
+// mma.sync.m16n8k16 (f32 accumulators), bf16 or f16 as x is: d * (q - 8) computed in float32
+// and rounded once, the value the dequantizing kernel writes, so both paths multiply the same
+// weights.
+//
+// The order of k inside an mma is free as long as A and B agree, and this kernel picks the one
+// in which each lane's operands are whole words it loads itself, nothing shuffled: lane
+// (g, t) = (lane / 4, lane % 4) of a warp holds, for weight row g of its 8-row tile, block
+// 4i + t of each round i of four blocks (its 16 quant bytes in one 16-byte load, 4 lanes a row
+// reading 64 contiguous bytes), and step s (0..7) of the round gives the mma's k slots 2t, 2t+1
+// to the block's elements 4s, 4s+1 and slots 2t+8, 2t+9 to 4s+2, 4s+3: the low nibbles of
+// quant word s for s < 4, the high ones of word s - 4 after. The A operand for the same slots
+// is then x's values 32 (4i + t) + 4s .. + 3 of rows g and g + 8: 8 contiguous bytes a row, so
+// a lane reads its block's 64 bytes of x a row in four 16-byte loads (through L1, where every
+// warp of the CTA finds the same rows).
+//
+// The grid is R x ceil(M / MT) CTAs, R = ceil(N / (8 NT WARPS)): warp w of CTA c owns weight
+// rows 8 NT ((c % R) WARPS + w) .. + 8 NT (NT tiles of eight) and activation rows MT (c / R)
+// .. + MT (MT / 16 tiles of 16); each lane keeps AHEAD rounds of its weight words in flight.
+// Rows past N or M are read clamped and never stored.
+
+namespace vx {
+
+#ifdef __CUDACC__  // nvcc and NVRTC (both passes); the emulation is g++
+__device__ __forceinline__ uint32_t pack_pair(float a, float b, const __nv_bfloat16*) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(a, b);
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+__device__ __forceinline__ uint32_t pack_pair(float a, float b, const __half*) {
+  const __half2 v = __floats2half2_rn(a, b);
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+// D = A B + D for one m16n8k16 tile (PTX's fragment layout: A rows g and g + 8, k 2t.. and
+// 2t + 8..; B k 2t.. and 2t + 8.., column g; D rows g, g + 8, columns 2t, 2t + 1).
+__device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4],
+                                          const uint32_t (&b)[2], const __nv_bfloat16*) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+__device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4],
+                                          const uint32_t (&b)[2], const __half*) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+// Block b of super-block sb: its 16 quant bytes and its d, streamed past L1 (read once; x
+// goes through L1)
+__device__ __forceinline__ void load_block(const uint8_t* sb, int b, uint4& q, uint32_t& d) {
+  unsigned short h;
+  asm volatile("ld.global.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(q.x), "=r"(q.y), "=r"(q.z), "=r"(q.w) : "l"(sb + 16 * b));
+  asm volatile("ld.global.L1::no_allocate.u16 %0, [%1];" : "=h"(h) : "l"(sb + 512 + 2 * b));
+  d = h;
+}
+#else  // the CPU emulation (tests/kernel_emulation): the same values, the operands gathered
+inline uint32_t pack_pair(float a, float b, const __nv_bfloat16*) {
+  return uint32_t(float_to_bf16(a)) | (uint32_t(float_to_bf16(b)) << 16);
+}
+inline uint32_t pack_pair(float a, float b, const __half*) {
+  const _Float16 ha = _Float16(a), hb = _Float16(b);  // round to nearest even
+  uint16_t ba, bb;
+  std::memcpy(&ba, &ha, 2);
+  std::memcpy(&bb, &hb, 2);
+  return uint32_t(ba) | (uint32_t(bb) << 16);
+}
+inline float element_of(uint32_t pair, int half, const __nv_bfloat16*) {
+  return __uint_as_float(((pair >> (16 * half)) & 0xFFFFu) << 16);
+}
+inline float element_of(uint32_t pair, int half, const __half*) {
+  return __half2float(__ushort_as_half(static_cast<unsigned short>(pair >> (16 * half))));
+}
+template <class T>
+inline void mma_16816(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                      const T* tag) {
+  uint32_t all_a[4][32], all_b[2][32];
+  for (int r = 0; r < 4; ++r) warp_gather(a[r], all_a[r]);
+  for (int r = 0; r < 2; ++r) warp_gather(b[r], all_b[r]);
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  for (int k = 0; k < 16; ++k) {
+    const int src = (k & 7) >> 1, half = k & 1, hi = k >> 3;  // who holds slot k, and where
+    const float a_g = element_of(all_a[2 * hi][4 * g + src], half, tag);
+    const float a_g8 = element_of(all_a[2 * hi + 1][4 * g + src], half, tag);
+    const float b0 = element_of(all_b[hi][4 * (2 * t) + src], half, tag);
+    const float b1 = element_of(all_b[hi][4 * (2 * t + 1) + src], half, tag);
+    d[0] = fmaf(a_g, b0, d[0]);
+    d[1] = fmaf(a_g, b1, d[1]);
+    d[2] = fmaf(a_g8, b0, d[2]);
+    d[3] = fmaf(a_g8, b1, d[3]);
+  }
+}
+inline void load_block(const uint8_t* sb, int b, uint4& q, uint32_t& d) {
+  std::memcpy(&q, sb + 16 * b, 16);
+  uint16_t h;
+  std::memcpy(&h, sb + 512 + 2 * b, 2);
+  d = h;
+}
+#endif
+
+// Four nibbles (bytes of n, each 0..15) minus 8, times d, as the B operand's two pairs.
+template <class T>
+__device__ __forceinline__ void weight_pairs(uint32_t n, float d, uint32_t (&b)[2]) {
+  constexpr float MAGIC = 8388616.0f;  // 2^23 + 8: 0x4B0000vv as a float is 2^23 + v
+  const float v0 = __uint_as_float(__byte_perm(n, 0x4B000000u, 0x7440)) - MAGIC;
+  const float v1 = __uint_as_float(__byte_perm(n, 0x4B000000u, 0x7441)) - MAGIC;
+  const float v2 = __uint_as_float(__byte_perm(n, 0x4B000000u, 0x7442)) - MAGIC;
+  const float v3 = __uint_as_float(__byte_perm(n, 0x4B000000u, 0x7443)) - MAGIC;
+  b[0] = pack_pair(d * v0, d * v1, static_cast<const T*>(nullptr));
+  b[1] = pack_pair(d * v2, d * v3, static_cast<const T*>(nullptr));
+}
+
+template <class T, int WARPS, int NT, int MT, int AHEAD>
+__device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, int N,
+                                            int row_bytes, int M) {
+  constexpr int MTILES = MT / 16;
+  static_assert(MT % 16 == 0 && MTILES >= 1, "MT: whole tiles of 16 rows");
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+  const int K = row_bytes / 576 * 1024, rounds = K / 128;
+  // CTA c: weight-row group c % row_ctas, activation-row group c / row_ctas
+  const int row_ctas = (N + 8 * NT * WARPS - 1) / (8 * NT * WARPS), c = int(blockIdx.x);
+  const int n0 = ((c % row_ctas) * WARPS + warp) * 8 * NT, m0 = (c / row_ctas) * MT;
+  if (n0 >= N) return;  // whole warps: no barrier below
+
+  const uint8_t* wrow[NT];  // this lane's weight row of each tile
+#pragma unroll
+  for (int j = 0; j < NT; ++j) wrow[j] = w + size_t(min(n0 + 8 * j + g, N - 1)) * row_bytes;
+  const T* xrow[MTILES][2];  // this lane's x rows g and g + 8 of each tile
+#pragma unroll
+  for (int i = 0; i < MTILES; ++i) {
+    xrow[i][0] = x + size_t(min(m0 + 16 * i + g, M - 1)) * K;
+    xrow[i][1] = x + size_t(min(m0 + 16 * i + g + 8, M - 1)) * K;
+  }
+  // round r of a row: super-block r / 8, blocks 4 (r % 8) .. + 3, of which this lane's is + t
+  auto load_round = [&](const uint8_t* row, int r, uint4& q, uint32_t& d) {
+    load_block(row + (r >> 3) * 576, 4 * (r & 7) + t, q, d);
+  };
+  uint4 q[AHEAD][NT];
+  uint32_t dq[AHEAD][NT];
+#pragma unroll
+  for (int a = 0; a < AHEAD; ++a) {
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      if (a < rounds) load_round(wrow[j], a, q[a][j], dq[a][j]);
+    }
+  }
+
+  float acc[MTILES][NT][4] = {};
+  for (int r0 = 0; r0 < rounds; r0 += AHEAD) {
+#pragma unroll
+    for (int a = 0; a < AHEAD; ++a) {
+      const int r = r0 + a;
+      if (r >= rounds) break;
+      uint4 qs[NT];
+      float d[NT];
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {  // take round r's words, and ask for round r + AHEAD's
+        qs[j] = q[a][j];
+        d[j] = half_to_float(dq[a][j]);
+        if (r + AHEAD < rounds) load_round(wrow[j], r + AHEAD, q[a][j], dq[a][j]);
+      }
+      // every step's B operands of every tile, then the products tile by tile of x
+      uint32_t b[8][NT][2];
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {
+        const uint32_t words[4] = {qs[j].x, qs[j].y, qs[j].z, qs[j].w};
+#pragma unroll
+        for (int s = 0; s < 8; ++s) {
+          const uint32_t n = s < 4 ? words[s] & 0x0F0F0F0Fu : (words[s - 4] >> 4) & 0x0F0F0F0Fu;
+          weight_pairs<T>(n, d[j], b[s][j]);
+        }
+      }
+      const int k0 = 128 * r + 32 * t;  // this lane's block of x
+#pragma unroll
+      for (int i = 0; i < MTILES; ++i) {
+        uint4 xg[4], xg8[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          xg[u] = __ldg(reinterpret_cast<const uint4*>(xrow[i][0] + k0) + u);
+          xg8[u] = __ldg(reinterpret_cast<const uint4*>(xrow[i][1] + k0) + u);
+        }
+#pragma unroll
+        for (int s = 0; s < 8; ++s) {
+          const uint4 lo = xg[s >> 1], hi = xg8[s >> 1];
+          const uint32_t a[4] = {(s & 1) ? lo.z : lo.x, (s & 1) ? hi.z : hi.x,
+                                 (s & 1) ? lo.w : lo.y, (s & 1) ? hi.w : hi.y};
+#pragma unroll
+          for (int j = 0; j < NT; ++j) mma_16816(acc[i][j], a, b[s][j], x);
+        }
+      }
+    }
+  }
+
+  // D's rows g and g + 8, columns 2t and 2t + 1 of each tile
+#pragma unroll
+  for (int i = 0; i < MTILES; ++i) {
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      const int col = n0 + 8 * j + 2 * t;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = m0 + 16 * i + g + 8 * h;
+        if (row >= M) continue;
+        if (col < N) store1(y + size_t(row) * N + col, acc[i][j][2 * h]);
+        if (col + 1 < N) store1(y + size_t(row) * N + col + 1, acc[i][j][2 * h + 1]);
+      }
+    }
+  }
+}
+
+}  // namespace vx
