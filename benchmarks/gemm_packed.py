@@ -1,9 +1,9 @@
 """A few activation rows times packed Q4_0 (GPU machine): ``gemm_packed`` (the tensor cores,
 cuda/gemm_packed.cuh) in a few tilings, against the path it replaces (the float matrix-vector
 kernel below 16 rows, the dequantized matrix and MLX's matmul from 16) and MLX's bf16 matmul on
-the same shape, at Llama-3-8B's shapes and 2 to 64 rows (bf16).
+the same shape, at Llama-3-8B's shapes and 2 to 16 rows (bf16).
 
-    python benchmarks/gemm_packed.py [--rows 2,4,8,16,32,64] [--shapes 4096x4096,...]
+    python benchmarks/gemm_packed.py [--rows 2,4,8,16] [--shapes 4096x4096,...]
 
 Each arm runs one product per weight copy (enough copies that none sits in L2), each evaluated
 alone (no two products overlap), timed by CUPTI: the arm's kernels' GPU time a product (the
@@ -26,12 +26,14 @@ from kernels import NOT_IN_L2, random_blocks  # benchmarks/kernels.py
 
 from vexel_core.gpu import on_cuda
 from vexel_core.quant.kernels import library
-from vexel_core.quant.kernels.library import GemmTiling, default_gemm_tiling
+from vexel_core.quant.kernels.library import GemmTiling
 from vexel_core.quant.kernels.packed import pack_q4_0
 
 SHAPES = [(4096, 4096), (6144, 4096), (28672, 4096), (4096, 14336)]  # o, qkv, gate/up, down
-ROWS = [2, 4, 8, 16, 32, 64]
-OTHER_TILINGS = {"8w": dict(warps=8), "2t": dict(row_tiles=2), "ahead8": dict(ahead=8)}
+ROWS = [2, 4, 8, 16]
+# (row warps, k warps, row tiles) against the default (2, 4, 1)
+OTHER_TILINGS = {"4x2": (4, 2, 1), "2x4x2t": (2, 4, 2), "4x4": (4, 4, 1), "1x8x2t": (1, 8, 2),
+                 "1x4": (1, 4, 1)}
 
 
 def time_arm(product: Callable[[mx.array], mx.array], weights: list[mx.array]) -> float:
@@ -65,11 +67,10 @@ def main() -> None:
         mx.eval(weights, bf16)
         for m in map(int, args.rows.split(",")):
             x = mx.random.normal((m, k)).astype(mx.bfloat16)
-            base = default_gemm_tiling(m)
             ref = np.array(lib.gemm_packed(x, first).astype(mx.float32))
             times = {"gemm": time_arm(lambda w, x=x: lib.gemm_packed(x, w), weights)}
-            for name, change in OTHER_TILINGS.items():
-                tiling = GemmTiling(**{**base.__dict__, **change})
+            for name, (wn, wk, nt) in OTHER_TILINGS.items():
+                tiling = GemmTiling(row_warps=wn, k_warps=wk, row_tiles=nt)
                 got = np.array(lib.gemm_packed(x, first, tiling=tiling).astype(mx.float32))
                 if np.abs(got - ref).max() > 2.0**-7 * np.abs(ref).max():
                     raise SystemExit(f"{name} differs from the default at {shape}, M = {m}")

@@ -195,29 +195,29 @@ PACKED_TILINGS: tuple[tuple[int, PackedTiling], ...] = (
 
 @dataclass(frozen=True, kw_only=True)
 class GemmTiling:
-    """How ``gemm_packed`` splits a few-row product (cuda/gemm_packed.cuh): CTAs of *warps*
-    warps, each warp *row_tiles* tiles of eight weight rows, each CTA *rows* activation rows
-    (tiles of 16), *ahead* rounds of four blocks of weight words in flight a lane."""
+    """How ``gemm_packed`` splits a few-row product (cuda/gemm_packed.cuh): CTAs of
+    *row_warps* x *k_warps* warps, each warp *row_tiles* tiles of eight weight rows and every
+    *k_warps*-th round of 128 columns, each CTA *rows* activation rows (tiles of 16), *ahead*
+    rounds of weight words in flight a lane."""
 
-    warps: int = 4
+    row_warps: int = 2
+    k_warps: int = 4
     row_tiles: int = 1
     rows: int = 16
     ahead: int = 4
 
+    @property
+    def warps(self) -> int:
+        return self.row_warps * self.k_warps
+
     def grid(self, n: int, m: int) -> int:
         """CTAs for *n* weight rows and *m* activation rows."""
-        return -(-n // (8 * self.row_tiles * self.warps)) * -(-m // self.rows)
+        return -(-n // (8 * self.row_tiles * self.row_warps)) * -(-m // self.rows)
 
 
-# Activation rows that `gemm_packed` takes in `gguf_matmul` (below: the float matrix-vector
-# kernel; above: the matrix dequantized for MLX's matmul)
-GEMM_ROWS = (2, 64)
-
-
-def default_gemm_tiling(m: int) -> GemmTiling:
-    """The tiling for *m* activation rows: as few 16-row tiles a CTA as hold them, up to four
-    (more rows take more CTAs)."""
-    return GemmTiling(rows=16 if m <= 16 else 32 if m <= 32 else 64)
+# Activation rows that `gguf_matmul` sends to `gemm_packed` (below: ``gemv_int8``; above: the
+# matrix dequantized for MLX's matmul, which session 39 measured faster from 16 rows on)
+GEMM_ROWS = (2, 16)
 
 
 def default_packed_tiling(cols: int) -> PackedTiling:
@@ -800,10 +800,10 @@ def _gemm_launch(
             or x_dtype not in (mx.bfloat16, mx.float16)):
         raise ValueError(f"x must be [M, {cols}] bfloat16 or float16 (the tensor cores' "
                          f"operands); got {x_shape} {x_dtype}")
-    tiling = tiling or default_gemm_tiling(x_shape[0])
+    tiling = tiling or GemmTiling()
     threads = tiling.warps * 32
-    template = [("T", x_dtype), ("WARPS", tiling.warps), ("NT", tiling.row_tiles),
-                ("MT", tiling.rows), ("AHEAD", tiling.ahead)]
+    template = [("T", x_dtype), ("WN", tiling.row_warps), ("WK", tiling.k_warps),
+                ("NT", tiling.row_tiles), ("MT", tiling.rows), ("AHEAD", tiling.ahead)]
     return _Launch(template, (tiling.grid(rows, x_shape[0]) * threads, 1, 1), (threads, 1, 1),
                    (x_shape[0], rows), x_dtype)
 

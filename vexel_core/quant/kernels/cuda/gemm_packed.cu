@@ -1,3 +1,3 @@
-// Body of the few-row product of repacked Q4_0 on the tensor cores (template arguments: T,
-// WARPS, NT, MT, AHEAD).
-vx::gemm_packed<T, WARPS, NT, MT, AHEAD>(w, x, y, w_shape[0], w_shape[1], x_shape[0]);
+// Body of the few-row product of repacked Q4_0 on the tensor cores (template arguments: T, WN,
+// WK, NT, MT, AHEAD).
+vx::gemm_packed<T, WN, WK, NT, MT, AHEAD>(w, x, y, w_shape[0], w_shape[1], x_shape[0]);

@@ -21,10 +21,15 @@
 // a lane reads its block's 64 bytes of x a row in four 16-byte loads (through L1, where every
 // warp of the CTA finds the same rows).
 //
-// The grid is R x ceil(M / MT) CTAs, R = ceil(N / (8 NT WARPS)): warp w of CTA c owns weight
-// rows 8 NT ((c % R) WARPS + w) .. + 8 NT (NT tiles of eight) and activation rows MT (c / R)
-// .. + MT (MT / 16 tiles of 16); each lane keeps AHEAD rounds of its weight words in flight.
-// Rows past N or M are read clamped and never stored.
+// A CTA is WN x WK warps. The grid is R x ceil(M / MT) CTAs, R = ceil(N / (8 NT WN)): warp
+// (wn, wk) = (w % WN, w / WN) of CTA c owns weight rows 8 NT ((c % R) WN + wn) .. + 8 NT (NT
+// tiles of eight), activation rows MT (c / R) .. + MT (MT / 16 tiles of 16), and the rounds
+// wk, wk + WK, ... of K; the WK warps of the same rows add their sums through shared memory,
+// in a fixed order. Each lane keeps AHEAD rounds of its weight words in flight and the next
+// round's x: a round's loads wait on nothing computed. Rows past N or M are read clamped and
+// never stored. (Session 39's first version, one warp a row tile over all of K and x loaded as
+// each round began, took 26 us at two rows of 4096x4096 where the float kernel takes 11:
+// four warps an SM, each waiting on x's L2 round trip every round.)
 
 namespace vx {
 
@@ -120,55 +125,81 @@ __device__ __forceinline__ void weight_pairs(uint32_t n, float d, uint32_t (&b)[
   b[1] = pack_pair(d * v2, d * v3, static_cast<const T*>(nullptr));
 }
 
-template <class T, int WARPS, int NT, int MT, int AHEAD>
+template <class T, int WN, int WK, int NT, int MT, int AHEAD>
 __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, int N,
                                             int row_bytes, int M) {
   constexpr int MTILES = MT / 16;
   static_assert(MT % 16 == 0 && MTILES >= 1, "MT: whole tiles of 16 rows");
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+  const int wn = warp % WN, wk = warp / WN;
   const int K = row_bytes / 576 * 1024, rounds = K / 128;
   // CTA c: weight-row group c % row_ctas, activation-row group c / row_ctas
-  const int row_ctas = (N + 8 * NT * WARPS - 1) / (8 * NT * WARPS), c = int(blockIdx.x);
-  const int n0 = ((c % row_ctas) * WARPS + warp) * 8 * NT, m0 = (c / row_ctas) * MT;
-  if (n0 >= N) return;  // whole warps: no barrier below
+  const int row_ctas = (N + 8 * NT * WN - 1) / (8 * NT * WN), c = int(blockIdx.x);
+  const int n0 = ((c % row_ctas) * WN + wn) * 8 * NT, m0 = (c / row_ctas) * MT;
 
-  const uint8_t* wrow[NT];  // this lane's weight row of each tile
+  const uint8_t* wrow[NT];  // this lane's weight row of each tile (clamped: never stored)
 #pragma unroll
   for (int j = 0; j < NT; ++j) wrow[j] = w + size_t(min(n0 + 8 * j + g, N - 1)) * row_bytes;
-  const T* xrow[MTILES][2];  // this lane's x rows g and g + 8 of each tile
+  const T* xrow[MTILES][2];  // this lane's x rows g and g + 8 of each tile (clamped)
 #pragma unroll
   for (int i = 0; i < MTILES; ++i) {
     xrow[i][0] = x + size_t(min(m0 + 16 * i + g, M - 1)) * K;
     xrow[i][1] = x + size_t(min(m0 + 16 * i + g + 8, M - 1)) * K;
   }
-  // round r of a row: super-block r / 8, blocks 4 (r % 8) .. + 3, of which this lane's is + t
-  auto load_round = [&](const uint8_t* row, int r, uint4& q, uint32_t& d) {
-    load_block(row + (r >> 3) * 576, 4 * (r & 7) + t, q, d);
+  // This warp's rounds: wk, wk + WK, ... (a round r of a row is super-block r / 8, blocks
+  // 4 (r % 8) .. + 3, of which this lane's is + t; x's values 128 r + 32 t .. + 31 go with it)
+  const int mine = rounds > wk ? (rounds - 1 - wk) / WK + 1 : 0;
+  auto load_round = [&](int i, uint4 (&q)[NT], uint32_t (&d)[NT]) {
+    const int r = wk + i * WK;
+#pragma unroll
+    for (int j = 0; j < NT; ++j) load_block(wrow[j] + (r >> 3) * 576, 4 * (r & 7) + t, q[j], d[j]);
+  };
+  auto load_x = [&](int i, uint4 (&xs)[MTILES][2][4]) {
+    const int k0 = 128 * (wk + i * WK) + 32 * t;
+#pragma unroll
+    for (int m = 0; m < MTILES; ++m) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          xs[m][h][u] = __ldg(reinterpret_cast<const uint4*>(xrow[m][h] + k0) + u);
+        }
+      }
+    }
   };
   uint4 q[AHEAD][NT];
   uint32_t dq[AHEAD][NT];
 #pragma unroll
   for (int a = 0; a < AHEAD; ++a) {
-#pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      if (a < rounds) load_round(wrow[j], a, q[a][j], dq[a][j]);
-    }
+    if (a < mine) load_round(a, q[a], dq[a]);
   }
+  uint4 xn[MTILES][2][4];  // the next round's x, asked for a round ahead
+  if (mine > 0) load_x(0, xn);
 
   float acc[MTILES][NT][4] = {};
-  for (int r0 = 0; r0 < rounds; r0 += AHEAD) {
+  for (int i0 = 0; i0 < mine; i0 += AHEAD) {
 #pragma unroll
     for (int a = 0; a < AHEAD; ++a) {
-      const int r = r0 + a;
-      if (r >= rounds) break;
+      const int i = i0 + a;
+      if (i >= mine) break;
       uint4 qs[NT];
       float d[NT];
 #pragma unroll
-      for (int j = 0; j < NT; ++j) {  // take round r's words, and ask for round r + AHEAD's
+      for (int j = 0; j < NT; ++j) {
         qs[j] = q[a][j];
         d[j] = half_to_float(dq[a][j]);
-        if (r + AHEAD < rounds) load_round(wrow[j], r + AHEAD, q[a][j], dq[a][j]);
       }
+      if (i + AHEAD < mine) load_round(i + AHEAD, q[a], dq[a]);  // refill the slot taken
+      uint4 xs[MTILES][2][4];
+#pragma unroll
+      for (int m = 0; m < MTILES; ++m) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+#pragma unroll
+          for (int u = 0; u < 4; ++u) xs[m][h][u] = xn[m][h][u];
+        }
+      }
+      if (i + 1 < mine) load_x(i + 1, xn);
       // every step's B operands of every tile, then the products tile by tile of x
       uint32_t b[8][NT][2];
 #pragma unroll
@@ -180,39 +211,46 @@ __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, 
           weight_pairs<T>(n, d[j], b[s][j]);
         }
       }
-      const int k0 = 128 * r + 32 * t;  // this lane's block of x
 #pragma unroll
-      for (int i = 0; i < MTILES; ++i) {
-        uint4 xg[4], xg8[4];
-#pragma unroll
-        for (int u = 0; u < 4; ++u) {
-          xg[u] = __ldg(reinterpret_cast<const uint4*>(xrow[i][0] + k0) + u);
-          xg8[u] = __ldg(reinterpret_cast<const uint4*>(xrow[i][1] + k0) + u);
-        }
+      for (int m = 0; m < MTILES; ++m) {
 #pragma unroll
         for (int s = 0; s < 8; ++s) {
-          const uint4 lo = xg[s >> 1], hi = xg8[s >> 1];
-          const uint32_t a[4] = {(s & 1) ? lo.z : lo.x, (s & 1) ? hi.z : hi.x,
-                                 (s & 1) ? lo.w : lo.y, (s & 1) ? hi.w : hi.y};
+          const uint4 lo = xs[m][0][s >> 1], hi = xs[m][1][s >> 1];
+          const uint32_t a4[4] = {(s & 1) ? lo.z : lo.x, (s & 1) ? hi.z : hi.x,
+                                  (s & 1) ? lo.w : lo.y, (s & 1) ? hi.w : hi.y};
 #pragma unroll
-          for (int j = 0; j < NT; ++j) mma_16816(acc[i][j], a, b[s][j], x);
+          for (int j = 0; j < NT; ++j) mma_16816(acc[m][j], a4, b[s][j], x);
         }
       }
     }
   }
 
+  if constexpr (WK > 1) {  // the k-slices' sums, added in a fixed order by the first slice
+    constexpr int VALS = MTILES * NT * 4;
+    __shared__ float part[WK - 1][WN][VALS][32];
+    if (wk > 0) {
+#pragma unroll
+      for (int v = 0; v < VALS; ++v) part[wk - 1][wn][v][lane] = (&acc[0][0][0])[v];
+    }
+    __syncthreads();
+    if (wk > 0) return;
+#pragma unroll
+    for (int v = 0; v < VALS; ++v) {
+      for (int k = 0; k < WK - 1; ++k) (&acc[0][0][0])[v] += part[k][wn][v][lane];
+    }
+  }
   // D's rows g and g + 8, columns 2t and 2t + 1 of each tile
 #pragma unroll
-  for (int i = 0; i < MTILES; ++i) {
+  for (int m = 0; m < MTILES; ++m) {
 #pragma unroll
     for (int j = 0; j < NT; ++j) {
       const int col = n0 + 8 * j + 2 * t;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int row = m0 + 16 * i + g + 8 * h;
+        const int row = m0 + 16 * m + g + 8 * h;
         if (row >= M) continue;
-        if (col < N) store1(y + size_t(row) * N + col, acc[i][j][2 * h]);
-        if (col + 1 < N) store1(y + size_t(row) * N + col + 1, acc[i][j][2 * h + 1]);
+        if (col < N) store1(y + size_t(row) * N + col, acc[m][j][2 * h]);
+        if (col + 1 < N) store1(y + size_t(row) * N + col + 1, acc[m][j][2 * h + 1]);
       }
     }
   }
