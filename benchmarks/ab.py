@@ -54,8 +54,8 @@
   ``.ab_old/attention/cuda`` (a commit's, copied there before a kernel change: the same
   five files as ``vexel_core/attention/kernels/cuda``), instead of the package's: a kernel
   change timed in the engine within one process (`benchmarks/alternate.py`).
-* ``--no-gemm``: 2 to 15 rows of packed Q4_0 through the float matrix-vector kernel and 16 to
-  64 through the dequantized matrix and MLX's matmul, as before session 39, instead of
+* ``--no-gemm``: 3 to 15 rows of packed Q4_0 through the float matrix-vector kernel and 16
+  through the dequantized matrix and MLX's matmul, as before session 39, instead of
   ``gemm_packed`` on the tensor cores.
 """
 

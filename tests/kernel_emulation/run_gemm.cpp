@@ -24,10 +24,12 @@ int run(int wn, int wk, int nt, int mt, int ahead, const uint8_t* w, const T* x,
   auto go = [&](auto kernel) {
     launch(ctas, wn * wk * 32, [&] { kernel(w, x, y.data(), n, row_bytes, m); });
   };
-  // the tilings the tests use: the library's default (2 x 4 warps) and awkward ones: three
-  // k-slices (rounds not a multiple), one warp with two tiles of x rows, two row tiles a warp
+  // the tilings the tests use: the library's default (1 x 4 warps), 2 x 4, and awkward ones:
+  // three k-slices (rounds not a multiple), one warp with two tiles of x rows, two row tiles
   const int key = wn * 10000 + wk * 1000 + nt * 100 + mt + ahead * 1000000;
   switch (key) {
+    case 4 * 1000000 + 1 * 10000 + 4 * 1000 + 1 * 100 + 16:
+      go(vx::gemm_packed<T, 1, 4, 1, 16, 4>); break;
     case 4 * 1000000 + 2 * 10000 + 4 * 1000 + 1 * 100 + 16:
       go(vx::gemm_packed<T, 2, 4, 1, 16, 4>); break;
     case 3 * 1000000 + 4 * 10000 + 2 * 1000 + 2 * 100 + 16:

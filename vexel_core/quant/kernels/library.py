@@ -200,7 +200,7 @@ class GemmTiling:
     *k_warps*-th round of 128 columns, each CTA *rows* activation rows (tiles of 16), *ahead*
     rounds of weight words in flight a lane."""
 
-    row_warps: int = 2
+    row_warps: int = 1
     k_warps: int = 4
     row_tiles: int = 1
     rows: int = 16
@@ -215,9 +215,16 @@ class GemmTiling:
         return -(-n // (8 * self.row_tiles * self.row_warps)) * -(-m // self.rows)
 
 
-# Activation rows that `gguf_matmul` sends to `gemm_packed` (below: ``gemv_int8``; above: the
-# matrix dequantized for MLX's matmul, which session 39 measured faster from 16 rows on)
-GEMM_ROWS = (2, 16)
+# Activation rows that `gguf_matmul` sends to `gemm_packed`: below, one row takes ``gemv_int8``
+# and two the float kernel (at two rows session 39 timed this kernel 0-16% slower than it);
+# above, the matrix dequantized for MLX's matmul (the first version of this kernel lost to it at
+# 64 rows). Timed at 2, 8 and 16 rows (benchmarks/gemm_packed.py, CUPTI, the H200; default
+# tiling against the path before): 8 rows 12.5 / 21.6 / 68.3 / 35.1 us against 22.2 / 32.0 /
+# 134.1 / 73.7 at 4096x4096, 6144x4096, 28672x4096 and 4096x14336; 16 rows 14.4 / 26.0 /
+# 83.1 / 41.1 against 21.3 / 30.5 / 141.1 / 74.8. One warp of rows and four of k won or tied
+# at every point over 2 x 4, 4 x 2, 4 x 4 and 1 x 8 (two row tiles: faster at 2-8 rows,
+# slower at 16).
+GEMM_ROWS = (3, 16)
 
 
 def default_packed_tiling(cols: int) -> PackedTiling:
