@@ -228,8 +228,9 @@ def test_gated_mlp_takes_the_kernel_where_it_applies(
 ) -> None:
     # RMSNorm.add's choice for a GatedMLP's product, off the GPU: with CUDA's kernels
     # pretended (their launches recorded), one row of packed Q4_0 weights without a bias, of
-    # an activation the kernels have, is one feed_forward launch; more rows, another format,
-    # a bias or another activation take the gated product, then the down product's path.
+    # an activation the kernels have, is one feed_forward launch; more rows (3-16 of them:
+    # gemm_packed), another format, a bias or another activation take the gated product, then
+    # the down product's path.
     import mlx.nn as nn
 
     import vexel_core.quant.kernels as kernels
@@ -245,6 +246,11 @@ def test_gated_mlp_takes_the_kernel_where_it_applies(
         calls.append("gated" if act else "gemv")
         rows = raw.shape[0] // 2 if act else raw.shape[0]
         return mx.zeros((x.shape[0], rows), x.dtype)
+
+    def gemm_packed(self: KernelLibrary, x: mx.array, packed: mx.array,
+                    **kw: object) -> mx.array:
+        calls.append("gemm_packed")
+        return mx.zeros((x.shape[0], packed.shape[0]), x.dtype)
 
     def gemv_add_norm(self: KernelLibrary, x: mx.array, raw: mx.array, ggml_type: T,
                       residual: mx.array, *a: object, **kw: object) -> tuple[mx.array, mx.array]:
@@ -263,6 +269,7 @@ def test_gated_mlp_takes_the_kernel_where_it_applies(
     monkeypatch.setattr(weights, "paths_on_this_device", lambda t: {QuantPath.GGUF_KERNEL})
     monkeypatch.setattr(weights, "device_resident", lambda a: a)
     monkeypatch.setattr(KernelLibrary, "gemv", gemv)
+    monkeypatch.setattr(KernelLibrary, "gemm_packed", gemm_packed)
     monkeypatch.setattr(KernelLibrary, "gemv_add_norm", gemv_add_norm)
     monkeypatch.setattr(KernelLibrary, "feed_forward", feed_forward)
     monkeypatch.setattr("vexel_core.model.layers.kernel_backend", lambda: None)
@@ -270,7 +277,8 @@ def test_gated_mlp_takes_the_kernel_where_it_applies(
     norm = RMSNorm(mx.ones((hidden,), mx.bfloat16), NORM_EPS)
     for ggml_type, rows, bias, act, expected in [
         (T.Q4_0, 1, False, nn.silu, ["feed_forward"]),
-        (T.Q4_0, 3, False, nn.silu, ["gemv", "gemv"]),
+        (T.Q4_0, 3, False, nn.silu, ["gemm_packed", "gemm_packed"]),  # (bf16 rows)
+        (T.Q4_0, 2, False, nn.silu, ["gemv", "gemv"]),
         (T.Q8_0, 1, False, nn.silu, ["gated", "gemv_add_norm"]),
         (T.Q4_0, 1, True, nn.silu, ["gated", "gemv"]),
         (T.Q4_0, 1, False, nn.relu, ["gemv", "gemv_add_norm"]),

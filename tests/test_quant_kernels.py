@@ -1466,7 +1466,7 @@ def test_cuda_headers_are_included_by_path(tmp_path: Path) -> None:
     assert all(line.startswith('#include "/') and line.endswith('"') for line in lines)
     assert [Path(line[10:-1]).name for line in lines] == [
         "prelude.cuh", "decode.h", "formats.h", "memory.cuh", "kernels.cuh", "gemv_int8.cuh",
-        "gemv_packed.cuh", "feed_forward.cuh"]
+        "gemv_packed.cuh", "feed_forward.cuh", "gemm_packed.cuh"]
     assert all(Path(line[10:-1]).is_file() for line in lines)
     # a path a quoted include cannot spell is inlined instead
     odd = tmp_path / 'say "hi".cuh'
