@@ -26,6 +26,12 @@ flight together): 12.2-12.4 us at 14336x4096 on the H200, 70-71% of the copy ban
 against ``gemv_int8``'s 12.5 on the same layout rounding x itself (session 17). Their GPU tests
 (the packed layout, round_x, x rounded beforehand, gemv_packed) pass on the H200 (session 17).
 
+A few activation rows of packed Q4_0 (`GEMM_ROWS`: a batch of decoding requests) go to
+``gemm_packed`` (cuda/gemm_packed.cuh): the tensor cores' ``mma.sync``, each weight read once
+and turned into an operand in registers. CUDA only: a Metal twin would be written for Apple's
+simdgroup matrices, and is not; Metal keeps the float kernel and the dequantized matrix for
+those rows. Its GPU tests pass on the H200 (session 39).
+
 What is verified (notes/gpu-kernels.md): on an H200, the CUDA kernels equal the reference for
 their formats (tests/test_quant_kernels.py, marked ``gpu``; ``gemv_int8`` with x rounded as it
 rounds it); off the GPU, the format decoding equals `gguf.quants.dequantize` bit for bit, and
