@@ -12,24 +12,30 @@
 # .devkit is not in git. In a fresh checkout: `bash notes/device-jobs/devkit_fill.sh` (from
 # ../shared and PyPI: setup.sh, wheels, peers, extra for the whole suite, pyspy).
 #
-# Written at the end of session 38. Main then: session 36's feed-forward kernel, session 38's
-# paged decode (the first table entries in round trip 1); the step ~2.08 ms where the GPU paces
-# it (alternate.py). A layer (session 37, call D): feed-forward 34-35 us, q/k/v 7, paged decode
-# 11, output + AddNorm 9; the lm_head 80 us a step. Session 38 ran the whole suite on the GPU
-# (1,228 passed; only the shipped model's tests failed, its files moved out for the carry).
+# Written at the end of session 39. Main then: session 38's paged decode and session 36's
+# feed-forward kernel (one request: 446.0 tok/s beside llama.cpp's 348.87 and mlx-lm's 133.7 on
+# one warm machine, s39 call C), and new: `gemm_packed`, 3-16 activation rows of packed Q4_0 on
+# the tensor cores (8 requests of 512 + 128: 1,180 against 740 tok/s, s39 call F, in the 2 x 4
+# tiling; merged with the 1 x 4 default, which tied or beat it at every kernel point).
 #
-# A: (~330 s) `s39_a.sh`: the two prepared paged-decode patches (round trip 1 in one batch;
-#    the value rows fenced below 16 warps), their GPU tests, each timed in the engine against
-#    main and against the first alone. Its header says how to make the branches and the
-#    `.ab_*` folders. Merge what is shorter in most rounds with the same greedy tokens.
-# B: three engines on one fast host: s35_d.sh (build llama.cpp, ~270 s) then s31_c.sh at once
-#    on the warm machine (carry adds ".devkit/peers"). Sessions 37-38's pairs fell on slow or
-#    different hosts.
-# C: the largest gaps over the bytes' pace a layer: paged decode ~10 us (call D's profile:
-#    half its samples before the first chunk, the merge barrier's idle warps at 128 tokens),
-#    feed-forward ~8.5, output + AddNorm ~6.5, q/k/v ~3.3. Look at each kernel's device SASS
-#    (ncu's source page) for loads in branches: a branch ends ptxas's batch (session 38).
-#    Where the host paces the step (a slow host), fewer launches a layer decide.
+# A: (~300 s) the merged default in the engine: `ab.py [--no-gemm] bench --random llama3-8b
+#    --dtype q4_0 -n N --prompt-len 512 --output-len 128` for N = 4, 8, 16 (s39_f.sh's loop,
+#    with its GPU tests first: tests/test_gemm_packed.py -m gpu, test_compiled_decode.py).
+#    3-7 and 9-15 rows were never timed: add --rows 3,4,6,12 to benchmarks/gemm_packed.py.
+# B: gemm_packed toward its bytes (8 rows of 28672x4096: 68 us, 1 TB/s; the bytes' pace ~18 us):
+#    - each warp's eight mma of a round are one dependent chain on one accumulator (use two);
+#    - x is re-read by every CTA through L2, 3.56 M / R times the weight's bytes (R = 8 weight
+#      rows a CTA): more rows a CTA, x staged once in shared memory;
+#    - the gated act(g) * u and the AddNorm epilogue, which one row has, are MLX ops here;
+#    - Q4_K, Q6_K and Q8_0 at 2-16 rows still take the float kernel (formats.h's decoding
+#      into the same B operands);
+#    - 17-64 rows (v1 lost to dequantize + MLX's matmul there: 4096x4096 at 64 rows 21.3 us).
+# C: three engines at 8 requests (llama.cpp's llama-batched-bench -npl 8, mlx-lm's batch),
+#    after s35_d.sh's build on the same warm machine; and the one-request row again.
+# D: the one-request step (2.08 ms where the GPU paces it; 600 tok/s needs 1.67): the levers
+#    left are in notes/closing-note-s38.md ("Why 600 tok/s is not reached"); session 39
+#    measured the paged decode's last prologue patches level (its prologue is done as a
+#    lever).
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`

@@ -768,18 +768,23 @@ def _round_x_launch(backend: Backend, x_shape: tuple[int, ...], x_dtype: mx.Dtyp
                    (1, rounded_x_bytes(x_shape[1])), mx.uint8)
 
 
+def _packed_shape(shape: tuple[int, ...], dtype: mx.Dtype) -> tuple[int, int]:
+    """(rows, columns) of Q4_0 repacked in super-blocks, held in an array of *shape* and
+    *dtype* (`gemv_packed`'s and `gemm_packed`'s *packed*)."""
+    if len(shape) != 2 or dtype != mx.uint8 or shape[1] % SUPER_BYTES or not shape[1]:
+        raise ValueError(f"packed must be uint8 [rows, super-blocks * {SUPER_BYTES}] (Q4_0 "
+                         f"repacked); got {shape} {dtype}")
+    return shape[0], shape[1] // SUPER_BYTES * SUPER_ELEMS
+
+
 @cache
 def _packed_launch(
     backend: Backend, shape: tuple[int, ...], w_dtype: mx.Dtype, xr_shape: tuple[int, ...],
     xr_dtype: mx.Dtype, dtype: mx.Dtype, tiling: PackedTiling | None, act: GatedAct | None,
 ) -> _Launch:
-    elems, nbytes = SUPER_ELEMS, SUPER_BYTES
     if backend != "cuda":
         raise ValueError(f"gemv_packed is a CUDA kernel; got {backend}")
-    if len(shape) != 2 or w_dtype != mx.uint8 or shape[1] % nbytes or not shape[1]:
-        raise ValueError(f"packed must be uint8 [rows, super-blocks * {nbytes}] (Q4_0 "
-                         f"repacked); got {shape} {w_dtype}")
-    rows, cols = shape[0], shape[1] // nbytes * elems
+    rows, cols = _packed_shape(shape, w_dtype)
     xr_bytes = rounded_x_bytes(cols)
     if xr_dtype != mx.uint8 or xr_shape not in ((xr_bytes,), (1, xr_bytes)):
         raise ValueError(f"xr must be uint8 [{xr_bytes}], x's rounded copy for "
@@ -805,10 +810,7 @@ def _gemm_launch(
 ) -> _Launch:
     if backend != "cuda":
         raise ValueError(f"gemm_packed is a CUDA kernel; got {backend}")
-    if len(shape) != 2 or w_dtype != mx.uint8 or shape[1] % SUPER_BYTES or not shape[1]:
-        raise ValueError(f"packed must be uint8 [rows, super-blocks * {SUPER_BYTES}] (Q4_0 "
-                         f"repacked); got {shape} {w_dtype}")
-    rows, cols = shape[0], shape[1] // SUPER_BYTES * SUPER_ELEMS
+    rows, cols = _packed_shape(shape, w_dtype)
     if (len(x_shape) != 2 or x_shape[1] != cols or not x_shape[0]
             or x_dtype not in (mx.bfloat16, mx.float16)):
         raise ValueError(f"x must be [M, {cols}] bfloat16 or float16 (the tensor cores' "
