@@ -96,16 +96,19 @@ def test_emulated_product_equals_reference(dtype: mx.Dtype, m_rows: int, cols: i
 
 def test_emulated_product_notices_a_wrong_weight(rng: np.random.Generator,
                                                  gemm_emulator: Path) -> None:
-    # the bound is tight enough to see one weight off by one step of its block's scale where
-    # x's value there is 16 (the bound is about 2 steps: 1,024 terms of ~3 steps, times
-    # 2^-22 * 1,024, plus bfloat16's rounding of sums of ~150 steps)
+    # the bound is tight enough to see one weight off by one step of its block's scale d, in
+    # the row's block of largest |d| (~0.1 for these random scales) where x's value is 16: an
+    # error of ~1.6 against a bound of ~0.1 (1,024 terms of ~0.13 times 2^-22 * 1,024, plus
+    # bfloat16's rounding of sums of ~10)
     m = matrix(T.Q4_0, rng, cols=1024, rows=8)
+    scales = np.ascontiguousarray(m.buffer[3].reshape(-1, 18)[:, :2]).view(np.float16)
+    block = int(np.abs(scales.astype(np.float32)).argmax())
     xs = rng.normal(size=(2, 1024)).astype(np.float32)
-    xs[:, 5] = 16.0
+    xs[:, 32 * block + 5] = 16.0
     x = mx.array(xs).astype(mx.bfloat16)
     y = emulated_gemm(gemm_emulator, x, m, (1, 4, 1, 16, 4))
     buffer = m.buffer.copy()
-    buffer[3, 2 + 5] ^= 0x01  # row 3, block 0, element 5's low bit
+    buffer[3, 18 * block + 2 + 5] ^= 0x01  # that block's element 5: one step of d
     wrong = Matrix(buffer, 0, T.Q4_0, m.values)
     assert not within_bound(emulated_gemm(gemm_emulator, x, wrong, (1, 4, 1, 16, 4)), x, m)
     assert within_bound(y, x, m)
