@@ -18,15 +18,18 @@
 # the tensor cores (8 requests of 512 + 128: 1,180 against 740 tok/s, s39 call F, in the 2 x 4
 # tiling; merged with the 1 x 4 default, which tied or beat it at every kernel point).
 #
-# A: (~300 s) the merged default in the engine: `ab.py [--no-gemm] bench --random llama3-8b
-#    --dtype q4_0 -n N --prompt-len 512 --output-len 128` for N = 4, 8, 16 (s39_f.sh's loop,
-#    with its GPU tests first: tests/test_gemm_packed.py -m gpu, test_compiled_decode.py).
-#    3-7 and 9-15 rows were never timed: add --rows 3,4,6,12 to benchmarks/gemm_packed.py.
+# A: (~450 s) `s40_a.sh` on branch next/gemm-two-acc (notes/patches/gemm-two-acc-gated.patch:
+#    two accumulators a tile, and the gated mode for 3-16 rows; CPU-tested, never on a GPU):
+#    its GPU tests, gemm_packed.py at 3-16 rows, the engine at 4, 8 and 16 requests against
+#    --no-gemm; then gemm_packed.py on main at once on the warm machine, for the kernels
+#    before it. Merge what the engine says is faster with the same tokens. This also times
+#    session 39's merged 1 x 4 default in the engine (call F ran 2 x 4).
 # B: gemm_packed toward its bytes (8 rows of 28672x4096: 68 us, 1 TB/s; the bytes' pace ~18 us):
-#    - each warp's eight mma of a round are one dependent chain on one accumulator (use two);
+#    - each warp's eight mma of a round are one dependent chain on one accumulator (prepared:
+#      two, call A);
 #    - x is re-read by every CTA through L2, 3.56 M / R times the weight's bytes (R = 8 weight
 #      rows a CTA): more rows a CTA, x staged once in shared memory;
-#    - the gated act(g) * u and the AddNorm epilogue, which one row has, are MLX ops here;
+#    - the gated act(g) * u (prepared, call A) and the AddNorm epilogue, which one row has;
 #    - Q4_K, Q6_K and Q8_0 at 2-16 rows still take the float kernel (formats.h's decoding
 #      into the same B operands);
 #    - 17-64 rows (v1 lost to dequantize + MLX's matmul there: 4096x4096 at 64 rows 21.3 us).
