@@ -227,9 +227,10 @@ class GemmTiling:
 # 64 rows). Timed at 2, 8 and 16 rows (benchmarks/gemm_packed.py, CUPTI, the H200; default
 # tiling against the path before): 8 rows 12.5 / 21.6 / 68.3 / 35.1 us against 22.2 / 32.0 /
 # 134.1 / 73.7 at 4096x4096, 6144x4096, 28672x4096 and 4096x14336; 16 rows 14.4 / 26.0 /
-# 83.1 / 41.1 against 21.3 / 30.5 / 141.1 / 74.8. One warp of rows and four of k won or tied
-# at every point over 2 x 4, 4 x 2, 4 x 4 and 1 x 8 (two row tiles: faster at 2-8 rows,
-# slower at 16).
+# 83.1 / 41.1 against 21.3 / 30.5 / 141.1 / 74.8. One warp of rows and four of k was within
+# 0.4 us of 2 x 4 or faster everywhere (2 x 4: 101.8 us at 16 rows of 4096x14336). No tiling
+# won everywhere: two row tiles a warp (2 x 4, 1 x 8) were faster at 2-8 rows and at 16 rows
+# of the 6144- and 28672-row shapes, up to 1.8x slower at 16 rows of the 4096-row ones.
 GEMM_ROWS = (3, 16)
 
 
