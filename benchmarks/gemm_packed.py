@@ -38,7 +38,7 @@ OTHER_TILINGS = {"2x4": (2, 4, 1), "4x2": (4, 2, 1), "2x4x2t": (2, 4, 2), "4x4":
 
 
 def time_arm(product: Callable[[mx.array], mx.array], weights: list[mx.array]) -> float:
-    """GPU us of one product, the median over the weight copies (CUPTI)."""
+    """GPU us of one product, the mean over the weight copies (CUPTI)."""
     mx.eval(product(weights[0]))  # compiled
 
     def run() -> None:

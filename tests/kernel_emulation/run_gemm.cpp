@@ -8,6 +8,9 @@
 #include "formats.h"
 #include "memory_on_cpu.h"
 #include "launch_on_cpu.h"
+#include "kernels.cuh"
+#include "gemv_int8.cuh"
+#include "gemv_packed.cuh"
 #include "gemm_packed.cuh"
 
 #include <cstdio>
@@ -26,20 +29,15 @@ int run(int wn, int wk, int nt, int mt, int ahead, const uint8_t* w, const T* x,
   };
   // the tilings the tests use: the library's default (1 x 4 warps), 2 x 4, and awkward ones:
   // three k-slices (rounds not a multiple), one warp with two tiles of x rows, two row tiles
-  const int key = wn * 10000 + wk * 1000 + nt * 100 + mt + ahead * 1000000;
-  switch (key) {
-    case 4 * 1000000 + 1 * 10000 + 4 * 1000 + 1 * 100 + 16:
-      go(vx::gemm_packed<T, 1, 4, 1, 16, 4>); break;
-    case 4 * 1000000 + 2 * 10000 + 4 * 1000 + 1 * 100 + 16:
-      go(vx::gemm_packed<T, 2, 4, 1, 16, 4>); break;
-    case 3 * 1000000 + 4 * 10000 + 2 * 1000 + 2 * 100 + 16:
-      go(vx::gemm_packed<T, 4, 2, 2, 16, 3>); break;
-    case 4 * 1000000 + 1 * 10000 + 1 * 1000 + 1 * 100 + 32:
-      go(vx::gemm_packed<T, 1, 1, 1, 32, 4>); break;
-    case 2 * 1000000 + 1 * 10000 + 3 * 1000 + 2 * 100 + 16:
-      go(vx::gemm_packed<T, 1, 3, 2, 16, 2>); break;
-    default: return 3;
-  }
+  auto is = [&](int a, int b, int c, int d, int e) {
+    return wn == a && wk == b && nt == c && mt == d && ahead == e;
+  };
+  if (is(1, 4, 1, 16, 4)) go(vx::gemm_packed<T, 1, 4, 1, 16, 4>);
+  else if (is(2, 4, 1, 16, 4)) go(vx::gemm_packed<T, 2, 4, 1, 16, 4>);
+  else if (is(4, 2, 2, 16, 3)) go(vx::gemm_packed<T, 4, 2, 2, 16, 3>);
+  else if (is(1, 1, 1, 32, 4)) go(vx::gemm_packed<T, 1, 1, 1, 32, 4>);
+  else if (is(1, 3, 2, 16, 2)) go(vx::gemm_packed<T, 1, 3, 2, 16, 2>);
+  else return 3;
   fwrite(y.data(), sizeof(T), y.size(), stdout);
   return 0;
 }

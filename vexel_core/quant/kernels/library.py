@@ -221,6 +221,8 @@ class GemmTiling:
         return -(-n // (8 * self.row_tiles * self.row_warps)) * -(-m // self.rows)
 
 
+# x's dtypes that ``gemm_packed`` takes: the tensor cores' operand types
+MMA_DTYPES = (mx.bfloat16, mx.float16)
 # Activation rows that `gguf_matmul` sends to `gemm_packed`: below, one row takes ``gemv_int8``
 # and two the float kernel (at two rows session 39 timed this kernel 0-16% slower than it);
 # above, the matrix dequantized for MLX's matmul (the first version of this kernel lost to it at
@@ -624,7 +626,7 @@ def gemm_applies(backend: Backend, ggml_type: GGMLQuantizationType, packed: bool
     `GEMM_ROWS` activation rows of bfloat16 or float16."""
     return (backend == "cuda" and packed and ggml_type == Q.Q4_0 and len(x_shape) == 2
             and GEMM_ROWS[0] <= x_shape[0] <= GEMM_ROWS[1]
-            and x_dtype in (mx.bfloat16, mx.float16))
+            and x_dtype in MMA_DTYPES)
 
 
 def gated_applies(backend: Backend, ggml_type: GGMLQuantizationType,
@@ -813,7 +815,7 @@ def _gemm_launch(
         raise ValueError(f"gemm_packed is a CUDA kernel; got {backend}")
     rows, cols = _packed_shape(shape, w_dtype)
     if (len(x_shape) != 2 or x_shape[1] != cols or not x_shape[0]
-            or x_dtype not in (mx.bfloat16, mx.float16)):
+            or x_dtype not in MMA_DTYPES):
         raise ValueError(f"x must be [M, {cols}] bfloat16 or float16 (the tensor cores' "
                          f"operands); got {x_shape} {x_dtype}")
     tiling = tiling or GemmTiling()

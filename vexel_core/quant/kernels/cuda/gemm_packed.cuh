@@ -61,15 +61,6 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4],
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
-// Block b of super-block sb: its 16 quant bytes and its d, streamed past L1 (read once; x
-// goes through L1)
-__device__ __forceinline__ void load_block(const uint8_t* sb, int b, uint4& q, uint32_t& d) {
-  unsigned short h;
-  asm volatile("ld.global.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(q.x), "=r"(q.y), "=r"(q.z), "=r"(q.w) : "l"(sb + 16 * b));
-  asm volatile("ld.global.L1::no_allocate.u16 %0, [%1];" : "=h"(h) : "l"(sb + 512 + 2 * b));
-  d = h;
-}
 #else  // the CPU emulation (tests/kernel_emulation): the same values, the operands gathered
 inline uint32_t pack_pair(float a, float b, const __nv_bfloat16*) {
   return uint32_t(float_to_bf16(a)) | (uint32_t(float_to_bf16(b)) << 16);
@@ -105,12 +96,6 @@ inline void mma_16816(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)
     d[2] = fmaf(a_g8, b0, d[2]);
     d[3] = fmaf(a_g8, b1, d[3]);
   }
-}
-inline void load_block(const uint8_t* sb, int b, uint4& q, uint32_t& d) {
-  std::memcpy(&q, sb + 16 * b, 16);
-  uint16_t h;
-  std::memcpy(&h, sb + 512 + 2 * b, 2);
-  d = h;
 }
 #endif
 
@@ -153,7 +138,9 @@ __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, 
   auto load_round = [&](int i, uint4 (&q)[NT], uint32_t (&d)[NT]) {
     const int r = wk + i * WK;
 #pragma unroll
-    for (int j = 0; j < NT; ++j) load_block(wrow[j] + (r >> 3) * 576, 4 * (r & 7) + t, q[j], d[j]);
+    for (int j = 0; j < NT; ++j) {  // gemv_packed.cuh's loads: the weights past L1, x through it
+      load_packed(wrow[j] + (r >> 3) * 576, 4 * (r & 7) + t, q[j], d[j]);
+    }
   };
   auto load_x = [&](int i, uint4 (&xs)[MTILES][2][4]) {
     const int k0 = 128 * (wk + i * WK) + 32 * t;
