@@ -1,6 +1,6 @@
 # Prepared in session 39 for session 40 (not run): gemm_packed's two prepared changes
 # (notes/patches/gemm-two-acc-gated.patch, branch next/gemm-two-acc): two accumulators a tile
-# (two chains of four mma where one accumulator made one of eight; 131 registers, 126 before),
+# (two chains of four mma where one accumulator made one of eight; 131 registers, 128 before),
 # and its gated mode (act(g) * u of a fused gate/up weight in the same launch, taken by
 # gguf_gated for 3-16 rows; 168 registers). CPU tests of both pass (emulated, nvcc for sm_90).
 # Before the call: `git checkout --detach next/gemm-two-acc` in the checkout that the device
