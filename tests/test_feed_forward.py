@@ -248,9 +248,9 @@ def test_gated_mlp_takes_the_kernel_where_it_applies(
         return mx.zeros((x.shape[0], rows), x.dtype)
 
     def gemm_packed(self: KernelLibrary, x: mx.array, packed: mx.array,
-                    **kw: object) -> mx.array:
-        calls.append("gemm_packed")
-        return mx.zeros((x.shape[0], packed.shape[0]), x.dtype)
+                    act: str | None = None, **kw: object) -> mx.array:
+        calls.append("gated_gemm" if act else "gemm_packed")
+        return mx.zeros((x.shape[0], packed.shape[0] // (2 if act else 1)), x.dtype)
 
     def gemv_add_norm(self: KernelLibrary, x: mx.array, raw: mx.array, ggml_type: T,
                       residual: mx.array, *a: object, **kw: object) -> tuple[mx.array, mx.array]:
@@ -277,7 +277,7 @@ def test_gated_mlp_takes_the_kernel_where_it_applies(
     norm = RMSNorm(mx.ones((hidden,), mx.bfloat16), NORM_EPS)
     for ggml_type, rows, bias, act, expected in [
         (T.Q4_0, 1, False, nn.silu, ["feed_forward"]),
-        (T.Q4_0, 3, False, nn.silu, ["gemm_packed", "gemm_packed"]),  # (bf16 rows)
+        (T.Q4_0, 3, False, nn.silu, ["gated_gemm", "gemm_packed"]),  # (bf16 rows)
         (T.Q4_0, 2, False, nn.silu, ["gemv", "gemv"]),
         (T.Q8_0, 1, False, nn.silu, ["gated", "gemv_add_norm"]),
         (T.Q4_0, 1, True, nn.silu, ["gated", "gemv"]),

@@ -20,9 +20,18 @@ import pytest
 from gguf import GGMLQuantizationType as T
 
 from tests import emulation
-from tests.test_quant_kernels import KERNELS, Matrix, float32_bound, int8_activations, matrix
+from tests.test_quant_kernels import (
+    GLU,
+    KERNELS,
+    Matrix,
+    float32_bound,
+    glu_bound,
+    int8_activations,
+    matrix,
+)
 from vexel_core.quant.kernels import gguf_matmul, gpu_backend, library
 from vexel_core.quant.kernels.library import (
+    GATED_ACTS,
     GEMM_ROWS,
     GemmTiling,
     _gemm_launch,
@@ -66,16 +75,31 @@ def within_bound(y: np.ndarray, x: mx.array, m: Matrix) -> bool:
     return bool((np.abs(y - exact) <= sums + rounding + 1e-30).all())
 
 
-def emulated_gemm(binary: Path, x: mx.array, m: Matrix,
-                  tiling: tuple[int, ...]) -> np.ndarray:
-    """The kernel in the emulation: y ``[M, N]`` as float64."""
+def emulated_gemm(binary: Path, x: mx.array, m: Matrix, tiling: tuple[int, ...],
+                  act: str | None = None) -> np.ndarray:
+    """The kernel in the emulation: y ``[M, N]`` (gated: ``[M, N / 2]``) as float64."""
     assert m.skip == 0
     bf16 = x.dtype == mx.bfloat16
-    args = [*tiling, int(bf16), m.rows, pack_q4_0(m.buffer).shape[1], x.shape[0]]
+    args = [*tiling, GATED_ACTS[act] if act else 0, int(bf16), m.rows,
+            pack_q4_0(m.buffer).shape[1], x.shape[0]]
     out = emulation.run(binary, args, pack_q4_0(m.buffer).tobytes()
                         + np.array(x.view(mx.uint16)).tobytes())
-    y = mx.array(np.frombuffer(out, np.uint16)).view(x.dtype).reshape(x.shape[0], m.rows)
+    outs = m.rows // 2 if act else m.rows
+    y = mx.array(np.frombuffer(out, np.uint16)).view(x.dtype).reshape(x.shape[0], outs)
     return as_float64(y)
+
+
+def within_glu_bound(y: np.ndarray, x: mx.array, m: Matrix, act: str) -> bool:
+    """Whether *y* is ``act(g) * u`` for ``[g, u] = x @ W.T`` (gate rows, then up rows) within
+    `glu_bound`, g and u summed as `within_bound` allows (the weights rounded to x's dtype)."""
+    xf = as_float64(x)
+    w = as_float64(mx.array(m.values.astype(np.float32)).astype(x.dtype))
+    half = w.shape[0] // 2
+    wg, wu = w[:half], w[half:]
+    g, u = xf @ wg.T, xf @ wu.T
+    sums = [xf.shape[1] * 2.0**-22 * (np.abs(xf) @ np.abs(v).T) for v in (wg, wu)]
+    bound = glu_bound(g, u, sums[0], sums[1], act, x.dtype)
+    return bool((np.abs(y - GLU[act](g) * u) <= bound + 1e-30).all())
 
 
 @pytest.mark.parametrize("tiling", EMULATED_TILINGS, ids=lambda t: "/".join(map(str, t)))
@@ -92,6 +116,20 @@ def test_emulated_product_equals_reference(dtype: mx.Dtype, m_rows: int, cols: i
     y = emulated_gemm(gemm_emulator, x, m, tiling)
     assert np.isfinite(y).all()
     assert within_bound(y, x, m)
+
+
+@pytest.mark.parametrize("act", sorted(GATED_ACTS))
+@pytest.mark.parametrize("tiling", [(1, 4, 1, 16, 4), (4, 2, 2, 16, 3)],
+                         ids=lambda t: "/".join(map(str, t)))
+def test_emulated_gated_product(act: str, tiling: tuple[int, ...], rng: np.random.Generator,
+                                gemm_emulator: Path) -> None:
+    # act(g) * u for 19 pairs (gate rows 0-18, up rows 19-37: a partial tile of 8, each tile's
+    # up rows 19 further) on 5 rows, within glu_bound
+    m = matrix(T.Q4_0, rng, cols=2048, rows=38)
+    x = rows_of(rng, 5, 2048, mx.bfloat16)
+    y = emulated_gemm(gemm_emulator, x, m, tiling, act)
+    assert y.shape == (5, 19) and np.isfinite(y).all()
+    assert within_glu_bound(y, x, m, act)
 
 
 def test_emulated_product_notices_a_wrong_weight(rng: np.random.Generator,
@@ -133,6 +171,24 @@ def test_product_on_the_gpu(dtype: mx.Dtype, m_rows: int, cols: int, tiling: Gem
     y = as_float64(got)
     assert np.isfinite(y).all()
     assert within_bound(y, x, m)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("act", sorted(GATED_ACTS))
+@pytest.mark.parametrize("m_rows", [3, 16, 33])
+@pytest.mark.parametrize("dtype", HALF, ids=["bf16", "f16"])
+def test_gated_product_on_the_gpu(dtype: mx.Dtype, m_rows: int, act: str,
+                                  rng: np.random.Generator) -> None:
+    if gpu_backend() != "cuda":
+        pytest.skip("gemm_packed is a CUDA kernel")
+    m = matrix(T.Q4_0, rng, cols=3072, rows=2 * 101)
+    x = rows_of(rng, m_rows, 3072, dtype)
+    got = library("cuda").gemm_packed(x, mx.array(pack_q4_0(m.buffer)), act=act,
+                                      init_value=NAN)
+    assert got.dtype == dtype and got.shape == (m_rows, 101)
+    y = as_float64(got)
+    assert np.isfinite(y).all()
+    assert within_glu_bound(y, x, m, act)
 
 
 @pytest.mark.gpu
@@ -182,3 +238,7 @@ def test_launch_refuses_what_it_cannot_compute() -> None:
         _gemm_launch("cuda", (8, 576), mx.uint8, (4, 2048), mx.bfloat16, None)
     with pytest.raises(ValueError, match=r"x must be \[M, 1024\] bfloat16 or float16"):
         _gemm_launch("cuda", (8, 576), mx.uint8, (4, 1024), mx.float32, None)
+    with pytest.raises(ValueError, match="even number of rows"):
+        _gemm_launch("cuda", (7, 576), mx.uint8, (4, 1024), mx.bfloat16, None, "silu")
+    assert _gemm_launch("cuda", (16, 576), mx.uint8, (4, 1024), mx.bfloat16, None,
+                        "silu").shape == (4, 8)

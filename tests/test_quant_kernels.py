@@ -667,9 +667,11 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
                 "__nv_bfloat16")
     for m in (2, 17):  # gemm_packed at its default tiling (two CTA rows from 17), both halves
         for dtype in (mx.bfloat16, mx.float16):
-            launch = _gemm_launch("cuda", (8, 4 * 576), mx.uint8, (m, 4096), dtype, None)
-            add("gemm_packed", f"{m} rows {dtype}", launch,
-                {"w": "uint8_t", "x": C_TYPES[dtype]}, C_TYPES[dtype])
+            for act in (None, "silu") if dtype == mx.bfloat16 else (None,):
+                launch = _gemm_launch("cuda", (8, 4 * 576), mx.uint8, (m, 4096), dtype, None,
+                                      act)
+                add("gemm_packed", f"{m} rows {dtype} {act}", launch,
+                    {"w": "uint8_t", "x": C_TYPES[dtype]}, C_TYPES[dtype])
     # (MLX's JIT header with its elementwise functors, which the gated mode uses, is compiled
     # into libmlx: tests/nvcc_include holds a stand-in with the same names)
     used = emulation.nvcc_registers("\n".join(preamble), source, tmp_path,

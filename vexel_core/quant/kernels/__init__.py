@@ -89,10 +89,15 @@ def gguf_gated(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
                act: GatedAct, *, packed: bool = False) -> mx.array | None:
     """``act(g) * u`` for ``[g, u] = x @ W.T`` split in halves (W: the blocks ``raw``, gate
     rows then up rows) in one kernel, where one exists: one activation row ``x[1, K]`` of
-    Q4_0, Q8_0, Q4_K or Q6_K on CUDA (``gemv_int8``'s gated mode). None elsewhere: the caller
-    multiplies, then applies *act*."""
+    Q4_0, Q8_0, Q4_K or Q6_K on CUDA (``gemv_int8``'s gated mode), or the few rows of packed
+    Q4_0 that ``gemm_packed`` takes (its gated mode). None elsewhere: the caller multiplies,
+    then applies *act*."""
     backend = gpu_backend()
-    if backend is None or not gated_applies(backend, ggml_type, x.shape, x.dtype, raw.shape[0]):
+    if backend is None:
+        return None
+    if gemm_applies(backend, ggml_type, packed, x.shape, x.dtype) and raw.shape[0] % 2 == 0:
+        return library(backend).gemm_packed(x, raw, act=act)
+    if not gated_applies(backend, ggml_type, x.shape, x.dtype, raw.shape[0]):
         return None
     return library(backend).gemv(x, raw, ggml_type, act=act, packed=packed)
 

@@ -217,7 +217,7 @@ class GemmTiling:
         return self.row_warps * self.k_warps
 
     def grid(self, n: int, m: int) -> int:
-        """CTAs for *n* weight rows and *m* activation rows."""
+        """CTAs for *n* outputs (weight rows, or gated row pairs) and *m* activation rows."""
         return -(-n // (8 * self.row_tiles * self.row_warps)) * -(-m // self.rows)
 
 
@@ -512,14 +512,15 @@ class KernelLibrary:
                                            xr.dtype, dtype, tiling, act), init_value)
 
     def gemm_packed(self, x: mx.array, packed: mx.array, *, tiling: GemmTiling | None = None,
-                    init_value: float | None = None) -> mx.array:
+                    act: GatedAct | None = None, init_value: float | None = None) -> mx.array:
         """``x[M, K] @ W.T`` -> ``[M, N]`` in x's dtype (bfloat16 or float16) on the tensor
         cores, W being Q4_0 repacked in 1,024-element super-blocks (*packed*: ``uint8[N, K /
         1024 * 576]``; CUDA only): each weight turned into x's dtype as `dequantize` writes it,
-        the products summed in float32 (cuda/gemm_packed.cuh)."""
+        the products summed in float32 (cuda/gemm_packed.cuh). *act*: the gated mode, as
+        `gemv`'s (gate rows then up rows; ``[M, N / 2]``)."""
         return self._launch("gemm_packed", [packed, x],
                             _gemm_launch(self.backend, packed.shape, packed.dtype, x.shape,
-                                         x.dtype, tiling), init_value)
+                                         x.dtype, tiling, act), init_value)
 
     def round_x(self, x: mx.array, *, init_value: float | None = None) -> mx.array:
         """One activation row ``x[1, K]`` (K a multiple of 32) rounded to 8-bit integers per 32
@@ -809,7 +810,7 @@ def _packed_launch(
 @cache
 def _gemm_launch(
     backend: Backend, shape: tuple[int, ...], w_dtype: mx.Dtype, x_shape: tuple[int, ...],
-    x_dtype: mx.Dtype, tiling: GemmTiling | None,
+    x_dtype: mx.Dtype, tiling: GemmTiling | None, act: GatedAct | None = None,
 ) -> _Launch:
     if backend != "cuda":
         raise ValueError(f"gemm_packed is a CUDA kernel; got {backend}")
@@ -818,12 +819,15 @@ def _gemm_launch(
             or x_dtype not in MMA_DTYPES):
         raise ValueError(f"x must be [M, {cols}] bfloat16 or float16 (the tensor cores' "
                          f"operands); got {x_shape} {x_dtype}")
+    _check_gated("gemm_packed", act, rows)
+    outs = rows // 2 if act else rows
     tiling = tiling or GemmTiling()
     threads = tiling.warps * 32
     template = [("T", x_dtype), ("WN", tiling.row_warps), ("WK", tiling.k_warps),
-                ("NT", tiling.row_tiles), ("MT", tiling.rows), ("AHEAD", tiling.ahead)]
-    return _Launch(template, (tiling.grid(rows, x_shape[0]) * threads, 1, 1), (threads, 1, 1),
-                   (x_shape[0], rows), x_dtype)
+                ("NT", tiling.row_tiles), ("MT", tiling.rows), ("AHEAD", tiling.ahead),
+                ("ACT", GATED_ACTS[act] if act else 0)]
+    return _Launch(template, (tiling.grid(outs, x_shape[0]) * threads, 1, 1), (threads, 1, 1),
+                   (x_shape[0], outs), x_dtype)
 
 
 @cache

@@ -111,21 +111,28 @@ __device__ __forceinline__ void weight_pairs(uint32_t n, float d, uint32_t (&b)[
   b[1] = pack_pair(d * v2, d * v3, static_cast<const T*>(nullptr));
 }
 
-template <class T, int WN, int WK, int NT, int MT, int AHEAD>
+template <class T, int WN, int WK, int NT, int MT, int AHEAD, int ACT>
 __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, int N,
                                             int row_bytes, int M) {
-  constexpr int MTILES = MT / 16;
+  // Gated (ACT 1: SiLU, 2: GELU tanh): W holds F = N / 2 gate rows, then F up rows; a warp's NT
+  // gate tiles come with the NT up tiles F rows further, and y [M, F] is act(g) * u rounded as
+  // gemv_int8's gated mode rounds it (glu). Plain: NT tiles of N rows.
+  constexpr int MTILES = MT / 16, TILES = ACT ? 2 * NT : NT;
+  const int outs = ACT ? N / 2 : N;
   static_assert(MT % 16 == 0 && MTILES >= 1, "MT: whole tiles of 16 rows");
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
   const int wn = warp % WN, wk = warp / WN;
   const int K = row_bytes / 576 * 1024, rounds = K / 128;
   // CTA c: weight-row group c % row_ctas, activation-row group c / row_ctas
-  const int row_ctas = (N + 8 * NT * WN - 1) / (8 * NT * WN), c = int(blockIdx.x);
+  const int row_ctas = (outs + 8 * NT * WN - 1) / (8 * NT * WN), c = int(blockIdx.x);
   const int n0 = ((c % row_ctas) * WN + wn) * 8 * NT, m0 = (c / row_ctas) * MT;
 
-  const uint8_t* wrow[NT];  // this lane's weight row of each tile (clamped: never stored)
+  const uint8_t* wrow[TILES];  // this lane's weight row of each tile (clamped: never stored)
 #pragma unroll
-  for (int j = 0; j < NT; ++j) wrow[j] = w + size_t(min(n0 + 8 * j + g, N - 1)) * row_bytes;
+  for (int j = 0; j < TILES; ++j) {
+    const int half = j < NT ? 0 : outs;  // the up tiles' rows: F further
+    wrow[j] = w + size_t(half + min(n0 + 8 * (j % NT) + g, outs - 1)) * row_bytes;
+  }
   const T* xrow[MTILES][2];  // this lane's x rows g and g + 8 of each tile (clamped)
 #pragma unroll
   for (int i = 0; i < MTILES; ++i) {
@@ -135,10 +142,10 @@ __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, 
   // This warp's rounds: wk, wk + WK, ... (a round r of a row is super-block r / 8, blocks
   // 4 (r % 8) .. + 3, of which this lane's is + t; x's values 128 r + 32 t .. + 31 go with it)
   const int mine = rounds > wk ? (rounds - 1 - wk) / WK + 1 : 0;
-  auto load_round = [&](int i, uint4 (&q)[NT], uint32_t (&d)[NT]) {
+  auto load_round = [&](int i, uint4 (&q)[TILES], uint32_t (&d)[TILES]) {
     const int r = wk + i * WK;
 #pragma unroll
-    for (int j = 0; j < NT; ++j) {  // gemv_packed.cuh's loads: the weights past L1, x through it
+    for (int j = 0; j < TILES; ++j) {  // gemv_packed.cuh's loads: weights past L1, x through it
       load_packed(wrow[j] + (r >> 3) * 576, 4 * (r & 7) + t, q[j], d[j]);
     }
   };
@@ -155,8 +162,8 @@ __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, 
       }
     }
   };
-  uint4 q[AHEAD][NT];
-  uint32_t dq[AHEAD][NT];
+  uint4 q[AHEAD][TILES];
+  uint32_t dq[AHEAD][TILES];
 #pragma unroll
   for (int a = 0; a < AHEAD; ++a) {
     if (a < mine) load_round(a, q[a], dq[a]);
@@ -164,16 +171,18 @@ __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, 
   uint4 xn[MTILES][2][4];  // the next round's x, asked for a round ahead
   if (mine > 0) load_x(0, xn);
 
-  float acc[MTILES][NT][4] = {};
+  // two accumulators a tile, the round's even and odd steps: two chains of four dependent mma
+  // where one accumulator made one of eight
+  float acc[MTILES][TILES][4] = {}, odd[MTILES][TILES][4] = {};
   for (int i0 = 0; i0 < mine; i0 += AHEAD) {
 #pragma unroll
     for (int a = 0; a < AHEAD; ++a) {
       const int i = i0 + a;
       if (i >= mine) break;
-      uint4 qs[NT];
-      float d[NT];
+      uint4 qs[TILES];
+      float d[TILES];
 #pragma unroll
-      for (int j = 0; j < NT; ++j) {
+      for (int j = 0; j < TILES; ++j) {
         qs[j] = q[a][j];
         d[j] = half_to_float(dq[a][j]);
       }
@@ -189,9 +198,9 @@ __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, 
       }
       if (i + 1 < mine) load_x(i + 1, xn);
       // every step's B operands of every tile, then the products tile by tile of x
-      uint32_t b[8][NT][2];
+      uint32_t b[8][TILES][2];
 #pragma unroll
-      for (int j = 0; j < NT; ++j) {
+      for (int j = 0; j < TILES; ++j) {
         const uint32_t words[4] = {qs[j].x, qs[j].y, qs[j].z, qs[j].w};
 #pragma unroll
         for (int s = 0; s < 8; ++s) {
@@ -207,14 +216,16 @@ __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, 
           const uint32_t a4[4] = {(s & 1) ? lo.z : lo.x, (s & 1) ? hi.z : hi.x,
                                   (s & 1) ? lo.w : lo.y, (s & 1) ? hi.w : hi.y};
 #pragma unroll
-          for (int j = 0; j < NT; ++j) mma_16816(acc[m][j], a4, b[s][j], x);
+          for (int j = 0; j < TILES; ++j) mma_16816(s & 1 ? odd[m][j] : acc[m][j], a4, b[s][j], x);
         }
       }
     }
   }
 
+#pragma unroll
+  for (int v = 0; v < MTILES * TILES * 4; ++v) (&acc[0][0][0])[v] += (&odd[0][0][0])[v];
   if constexpr (WK > 1) {  // the k-slices' sums, added in a fixed order by the first slice
-    constexpr int VALS = MTILES * NT * 4;
+    constexpr int VALS = MTILES * TILES * 4;
     __shared__ float part[WK - 1][WN][VALS][32];
     if (wk > 0) {
 #pragma unroll
@@ -227,7 +238,7 @@ __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, 
       for (int k = 0; k < WK - 1; ++k) (&acc[0][0][0])[v] += part[k][wn][v][lane];
     }
   }
-  // D's rows g and g + 8, columns 2t and 2t + 1 of each tile
+  // D's rows g and g + 8, columns 2t and 2t + 1 of each (gate) tile
 #pragma unroll
   for (int m = 0; m < MTILES; ++m) {
 #pragma unroll
@@ -237,8 +248,17 @@ __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, 
       for (int h = 0; h < 2; ++h) {
         const int row = m0 + 16 * m + g + 8 * h;
         if (row >= M) continue;
-        if (col < N) store1(y + size_t(row) * N + col, acc[m][j][2 * h]);
-        if (col + 1 < N) store1(y + size_t(row) * N + col + 1, acc[m][j][2 * h + 1]);
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          if (col + e >= outs) continue;
+          const float v = acc[m][j][2 * h + e];
+          if constexpr (ACT == 0) {
+            store1(y + size_t(row) * outs + col + e, v);
+          } else {
+            y[size_t(row) * outs + col + e] =
+                glu<ACT>(rounded<T>(v), rounded<T>(acc[m][NT + j][2 * h + e]));
+          }
+        }
       }
     }
   }
