@@ -71,7 +71,8 @@ def main() -> None:
             ref = np.array(lib.gemm_packed(x, first).astype(mx.float32))
             times = {"gemm": time_arm(lambda w, x=x: lib.gemm_packed(x, w), weights)}
             for name, (wn, wk, nt) in OTHER_TILINGS.items():
-                tiling = GemmTiling(row_warps=wn, k_warps=wk, row_tiles=nt)
+                tiling = GemmTiling(row_warps=wn, k_warps=wk, row_tiles=nt,
+                                    rows=8 if m <= 8 else 16)
                 got = np.array(lib.gemm_packed(x, first, tiling=tiling).astype(mx.float32))
                 if np.abs(got - ref).max() > 2.0**-7 * np.abs(ref).max():
                     raise SystemExit(f"{name} differs from the default at {shape}, M = {m}")

@@ -25,7 +25,7 @@ int run(int wn, int wk, int nt, int mt, int ahead, const uint8_t* w, const T* x,
   const int outs = ACT ? n / 2 : n;
   std::vector<T> y(size_t(m) * outs);
   std::memset(y.data(), 0xFF, y.size() * sizeof(T));  // NaN in bfloat16 and float16
-  const int ctas = (outs + 8 * nt * wn - 1) / (8 * nt * wn) * ((m + mt - 1) / mt);
+  const int ctas = (outs + 16 * nt * wn - 1) / (16 * nt * wn) * ((m + mt - 1) / mt);
   auto go = [&](auto kernel) {
     launch(ctas, wn * wk * 32, [&] { kernel(w, x, y.data(), n, row_bytes, m); });
   };
@@ -34,7 +34,8 @@ int run(int wn, int wk, int nt, int mt, int ahead, const uint8_t* w, const T* x,
   auto is = [&](int a, int b, int c, int d, int e) {
     return wn == a && wk == b && nt == c && mt == d && ahead == e;
   };
-  if (is(1, 4, 1, 16, 4)) go(vx::gemm_packed<T, 1, 4, 1, 16, 4, ACT>);
+  if (is(1, 4, 1, 8, 4)) go(vx::gemm_packed<T, 1, 4, 1, 8, 4, ACT>);
+  else if (is(1, 4, 1, 16, 4)) go(vx::gemm_packed<T, 1, 4, 1, 16, 4, ACT>);
   else if (is(2, 4, 1, 16, 4)) go(vx::gemm_packed<T, 2, 4, 1, 16, 4, ACT>);
   else if (is(4, 2, 2, 16, 3)) go(vx::gemm_packed<T, 4, 2, 2, 16, 3, ACT>);
   else if (is(1, 1, 1, 32, 4)) go(vx::gemm_packed<T, 1, 1, 1, 32, 4, ACT>);

@@ -202,8 +202,8 @@ PACKED_TILINGS: tuple[tuple[int, PackedTiling], ...] = (
 @dataclass(frozen=True, kw_only=True)
 class GemmTiling:
     """How ``gemm_packed`` splits a few-row product (cuda/gemm_packed.cuh): CTAs of
-    *row_warps* x *k_warps* warps, each warp *row_tiles* tiles of eight weight rows and every
-    *k_warps*-th round of 128 columns, each CTA *rows* activation rows (tiles of 16), *ahead*
+    *row_warps* x *k_warps* warps, each warp *row_tiles* tiles of 16 weight rows and every
+    *k_warps*-th round of 128 columns, each CTA *rows* activation rows (tiles of 8), *ahead*
     rounds of weight words in flight a lane."""
 
     row_warps: int = 1
@@ -218,7 +218,7 @@ class GemmTiling:
 
     def grid(self, n: int, m: int) -> int:
         """CTAs for *n* outputs (weight rows, or gated row pairs) and *m* activation rows."""
-        return -(-n // (8 * self.row_tiles * self.row_warps)) * -(-m // self.rows)
+        return -(-n // (16 * self.row_tiles * self.row_warps)) * -(-m // self.rows)
 
 
 # x's dtypes that ``gemm_packed`` takes: the tensor cores' operand types
@@ -821,7 +821,8 @@ def _gemm_launch(
                          f"operands); got {x_shape} {x_dtype}")
     _check_gated("gemm_packed", act, rows)
     outs = rows // 2 if act else rows
-    tiling = tiling or GemmTiling()
+    # one tile of x's rows up to 8 (a second would multiply clamped copies), two above
+    tiling = tiling or GemmTiling(rows=8 if x_shape[0] <= 8 else 16)
     threads = tiling.warps * 32
     template = [("T", x_dtype), ("WN", tiling.row_warps), ("WK", tiling.k_warps),
                 ("NT", tiling.row_tiles), ("MT", tiling.rows), ("AHEAD", tiling.ahead),

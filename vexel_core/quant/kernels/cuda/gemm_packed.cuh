@@ -117,58 +117,54 @@ __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, 
   // Gated (ACT 1: SiLU, 2: GELU tanh): W holds F = N / 2 gate rows, then F up rows; a warp's NT
   // gate tiles come with the NT up tiles F rows further, and y [M, F] is act(g) * u rounded as
   // gemv_int8's gated mode rounds it (glu). Plain: NT tiles of N rows.
-  constexpr int MTILES = MT / 16, TILES = ACT ? 2 * NT : NT;
+  constexpr int MTILES = MT / 8, TILES = ACT ? 2 * NT : NT;
   const int outs = ACT ? N / 2 : N;
-  static_assert(MT % 16 == 0 && MTILES >= 1, "MT: whole tiles of 16 rows");
+  static_assert(MT % 8 == 0 && MTILES >= 1, "MT: whole tiles of 8 rows");
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
   const int wn = warp % WN, wk = warp / WN;
   const int K = row_bytes / 576 * 1024, rounds = K / 128;
   // CTA c: weight-row group c % row_ctas, activation-row group c / row_ctas
-  const int row_ctas = (outs + 8 * NT * WN - 1) / (8 * NT * WN), c = int(blockIdx.x);
-  const int n0 = ((c % row_ctas) * WN + wn) * 8 * NT, m0 = (c / row_ctas) * MT;
+  const int row_ctas = (outs + 16 * NT * WN - 1) / (16 * NT * WN), c = int(blockIdx.x);
+  const int n0 = ((c % row_ctas) * WN + wn) * 16 * NT, m0 = (c / row_ctas) * MT;
 
-  const uint8_t* wrow[TILES];  // this lane's weight row of each tile (clamped: never stored)
+  const uint8_t* wrow[TILES][2];  // this lane's weight rows g, g + 8 of each tile (clamped)
 #pragma unroll
   for (int j = 0; j < TILES; ++j) {
     const int half = j < NT ? 0 : outs;  // the up tiles' rows: F further
-    wrow[j] = w + size_t(half + min(n0 + 8 * (j % NT) + g, outs - 1)) * row_bytes;
-  }
-  const T* xrow[MTILES][2];  // this lane's x rows g and g + 8 of each tile (clamped)
 #pragma unroll
-  for (int i = 0; i < MTILES; ++i) {
-    xrow[i][0] = x + size_t(min(m0 + 16 * i + g, M - 1)) * K;
-    xrow[i][1] = x + size_t(min(m0 + 16 * i + g + 8, M - 1)) * K;
+    for (int h = 0; h < 2; ++h) {
+      wrow[j][h] = w + size_t(half + min(n0 + 16 * (j % NT) + g + 8 * h, outs - 1)) * row_bytes;
+    }
   }
+  const T* xrow[MTILES];  // this lane's x row g of each tile of 8 (clamped: never stored)
+#pragma unroll
+  for (int i = 0; i < MTILES; ++i) xrow[i] = x + size_t(min(m0 + 8 * i + g, M - 1)) * K;
   // This warp's rounds: wk, wk + WK, ... (a round r of a row is super-block r / 8, blocks
   // 4 (r % 8) .. + 3, of which this lane's is + t; x's values 128 r + 32 t .. + 31 go with it)
   const int mine = rounds > wk ? (rounds - 1 - wk) / WK + 1 : 0;
-  auto load_round = [&](int i, uint4 (&q)[TILES], uint32_t (&d)[TILES]) {
+  auto load_round = [&](int i, uint4 (&q)[TILES][2], uint32_t (&d)[TILES][2]) {
     const int r = wk + i * WK;
 #pragma unroll
     for (int j = 0; j < TILES; ++j) {  // gemv_packed.cuh's loads: weights past L1, x through it
-      load_packed(wrow[j] + (r >> 3) * 576, 4 * (r & 7) + t, q[j], d[j]);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) load_packed(wrow[j][h] + (r >> 3) * 576, 4 * (r & 7) + t, q[j][h], d[j][h]);
     }
   };
-  auto load_x = [&](int i, uint4 (&xs)[MTILES][2][4]) {
+  auto load_x = [&](int i, uint4 (&xs)[MTILES][4]) {
     const int k0 = 128 * (wk + i * WK) + 32 * t;
 #pragma unroll
     for (int m = 0; m < MTILES; ++m) {
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-#pragma unroll
-        for (int u = 0; u < 4; ++u) {
-          xs[m][h][u] = __ldg(reinterpret_cast<const uint4*>(xrow[m][h] + k0) + u);
-        }
-      }
+      for (int u = 0; u < 4; ++u) xs[m][u] = __ldg(reinterpret_cast<const uint4*>(xrow[m] + k0) + u);
     }
   };
-  uint4 q[AHEAD][TILES];
-  uint32_t dq[AHEAD][TILES];
+  uint4 q[AHEAD][TILES][2];
+  uint32_t dq[AHEAD][TILES][2];
 #pragma unroll
   for (int a = 0; a < AHEAD; ++a) {
     if (a < mine) load_round(a, q[a], dq[a]);
   }
-  uint4 xn[MTILES][2][4];  // the next round's x, asked for a round ahead
+  uint4 xn[MTILES][4];  // the next round's x, asked for a round ahead
   if (mine > 0) load_x(0, xn);
 
   // two accumulators a tile, the round's even and odd steps: two chains of four dependent mma
@@ -179,44 +175,48 @@ __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, 
     for (int a = 0; a < AHEAD; ++a) {
       const int i = i0 + a;
       if (i >= mine) break;
-      uint4 qs[TILES];
-      float d[TILES];
+      uint4 qs[TILES][2];
+      float d[TILES][2];
 #pragma unroll
       for (int j = 0; j < TILES; ++j) {
-        qs[j] = q[a][j];
-        d[j] = half_to_float(dq[a][j]);
-      }
-      if (i + AHEAD < mine) load_round(i + AHEAD, q[a], dq[a]);  // refill the slot taken
-      uint4 xs[MTILES][2][4];
-#pragma unroll
-      for (int m = 0; m < MTILES; ++m) {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-#pragma unroll
-          for (int u = 0; u < 4; ++u) xs[m][h][u] = xn[m][h][u];
+          qs[j][h] = q[a][j][h];
+          d[j][h] = half_to_float(dq[a][j][h]);
         }
       }
-      if (i + 1 < mine) load_x(i + 1, xn);
-      // every step's B operands of every tile, then the products tile by tile of x
-      uint32_t b[8][TILES][2];
-#pragma unroll
-      for (int j = 0; j < TILES; ++j) {
-        const uint32_t words[4] = {qs[j].x, qs[j].y, qs[j].z, qs[j].w};
-#pragma unroll
-        for (int s = 0; s < 8; ++s) {
-          const uint32_t n = s < 4 ? words[s] & 0x0F0F0F0Fu : (words[s - 4] >> 4) & 0x0F0F0F0Fu;
-          weight_pairs<T>(n, d[j], b[s][j]);
-        }
-      }
+      if (i + AHEAD < mine) load_round(i + AHEAD, q[a], dq[a]);  // refill the slot taken
+      uint4 xs[MTILES][4];
 #pragma unroll
       for (int m = 0; m < MTILES; ++m) {
 #pragma unroll
-        for (int s = 0; s < 8; ++s) {
-          const uint4 lo = xs[m][0][s >> 1], hi = xs[m][1][s >> 1];
-          const uint32_t a4[4] = {(s & 1) ? lo.z : lo.x, (s & 1) ? hi.z : hi.x,
-                                  (s & 1) ? lo.w : lo.y, (s & 1) ? hi.w : hi.y};
+        for (int u = 0; u < 4; ++u) xs[m][u] = xn[m][u];
+      }
+      if (i + 1 < mine) load_x(i + 1, xn);
 #pragma unroll
-          for (int j = 0; j < TILES; ++j) mma_16816(s & 1 ? odd[m][j] : acc[m][j], a4, b[s][j], x);
+      for (int s = 0; s < 8; ++s) {
+        // step s's A operand of every tile: rows g and g + 8, k slots 2t.. then 2t + 8..
+        uint32_t a4[TILES][4];
+#pragma unroll
+        for (int j = 0; j < TILES; ++j) {
+          uint32_t b[2][2];
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const uint32_t words[4] = {qs[j][h].x, qs[j][h].y, qs[j][h].z, qs[j][h].w};
+            const uint32_t n = s < 4 ? words[s] & 0x0F0F0F0Fu : (words[s - 4] >> 4) & 0x0F0F0F0Fu;
+            weight_pairs<T>(n, d[j][h], b[h]);
+          }
+          a4[j][0] = b[0][0];
+          a4[j][1] = b[1][0];
+          a4[j][2] = b[0][1];
+          a4[j][3] = b[1][1];
+        }
+#pragma unroll
+        for (int m = 0; m < MTILES; ++m) {
+          const uint4 v = xs[m][s >> 1];
+          const uint32_t b2[2] = {(s & 1) ? v.z : v.x, (s & 1) ? v.w : v.y};
+#pragma unroll
+          for (int j = 0; j < TILES; ++j) mma_16816(s & 1 ? odd[m][j] : acc[m][j], a4[j], b2, x);
         }
       }
     }
@@ -238,24 +238,24 @@ __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, 
       for (int k = 0; k < WK - 1; ++k) (&acc[0][0][0])[v] += part[k][wn][v][lane];
     }
   }
-  // D's rows g and g + 8, columns 2t and 2t + 1 of each (gate) tile
+  // D's rows are weight rows g and g + 8 of each (gate) tile, its columns x's rows 2t, 2t + 1
 #pragma unroll
   for (int m = 0; m < MTILES; ++m) {
 #pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      const int col = n0 + 8 * j + 2 * t;
+    for (int e = 0; e < 2; ++e) {
+      const int row = m0 + 8 * m + 2 * t + e;
+      if (row >= M) continue;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int row = m0 + 16 * m + g + 8 * h;
-        if (row >= M) continue;
+      for (int j = 0; j < NT; ++j) {
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          if (col + e >= outs) continue;
+        for (int h = 0; h < 2; ++h) {
+          const int col = n0 + 16 * j + g + 8 * h;
+          if (col >= outs) continue;
           const float v = acc[m][j][2 * h + e];
           if constexpr (ACT == 0) {
-            store1(y + size_t(row) * outs + col + e, v);
+            store1(y + size_t(row) * outs + col, v);
           } else {
-            y[size_t(row) * outs + col + e] =
+            y[size_t(row) * outs + col] =
                 glu<ACT>(rounded<T>(v), rounded<T>(acc[m][NT + j][2 * h + e]));
           }
         }
