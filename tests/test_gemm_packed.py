@@ -42,8 +42,8 @@ from vexel_core.quant.kernels.packed import pack_q4_0
 NAN = float("nan")
 HALF = [mx.bfloat16, mx.float16]
 # (row warps, k warps, row tiles, activation rows, rounds ahead): run_gemm.cpp's list
-EMULATED_TILINGS = [(1, 4, 1, 8, 4), (1, 4, 1, 16, 4), (2, 4, 1, 16, 4), (4, 2, 2, 16, 3), (1, 1, 1, 32, 4),
-                    (1, 3, 2, 16, 2)]
+EMULATED_TILINGS = [(1, 4, 1, 8, 4), (1, 4, 1, 16, 4), (2, 4, 1, 16, 4), (4, 2, 2, 16, 3),
+                    (1, 1, 1, 32, 4), (1, 3, 2, 16, 2)]
 
 
 @pytest.fixture(scope="session")
