@@ -33,7 +33,7 @@ from vexel_core.quant.kernels.packed import pack_q4_0
 SHAPES = [(4096, 4096), (6144, 4096), (28672, 4096), (4096, 14336)]  # o, qkv, gate/up, down
 ROWS = [2, 4, 8, 16]
 # (row warps, k warps, row tiles) against the default (1, 4, 1)
-OTHER_TILINGS = {"2x4": (2, 4, 1), "4x2": (4, 2, 1), "2x4x2t": (2, 4, 2), "4x4": (4, 4, 1),
+OTHER_TILINGS = {"2x4": (2, 4, 1), "4x2": (4, 2, 1), "2x4x2t": (2, 4, 2), "1x4x2t": (1, 4, 2),
                  "1x8x2t": (1, 8, 2)}
 
 
