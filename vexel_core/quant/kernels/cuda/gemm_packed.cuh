@@ -5,26 +5,31 @@
 // Why: those rows took the float matrix-vector kernel (kernels.cuh, four or eight rows a pass,
 // issue-bound) or, from 16 rows, the whole matrix dequantized into bf16 and MLX's matmul (the
 // weight's 4.5 bits a value read, 16 written, 16 read again). Here every weight byte is read
-// once, into registers, and turned into the B operand of mma.sync.m16n8k16 (f32 accumulators),
+// once, into registers, and turned into the A operand of mma.sync.m16n8k16 (f32 accumulators),
 // bf16 or f16 as x is: d * (q - 8) computed in float32 and rounded once, the value the
 // dequantizing kernel writes, so both paths multiply the same weights. On the H200 (session
-// 39, CUPTI) 8 rows of 28672x4096 take 68 us against the float kernel's 134, and 8 requests
-// decode at 1,180 tok/s against 740.
+// 40, CUPTI) 8 rows of 28672x4096 take 43 us against the float kernel's 134, and 8 requests
+// decode at 1,444 tok/s against 741.
+//
+// The weights are A (16 rows a tile) and x's rows B's 8 columns: D = W x^T, a tile of 16
+// outputs of 8 activation rows. (Session 39's version had x as A: 16 activation rows, of which
+// a batch of 8 filled half, against 8 weight rows; it made twice the mma and read x twice as
+// often per weight byte, and took 68 us where this takes 43.)
 //
 // The order of k inside an mma is free as long as A and B agree, and this kernel picks the one
 // in which each lane's operands are whole words it loads itself, nothing shuffled: lane
-// (g, t) = (lane / 4, lane % 4) of a warp holds, for weight row g of its 8-row tile, block
-// 4i + t of each round i of four blocks (its 16 quant bytes in one 16-byte load, 4 lanes a row
-// reading 64 contiguous bytes), and step s (0..7) of the round gives the mma's k slots 2t, 2t+1
-// to the block's elements 4s, 4s+1 and slots 2t+8, 2t+9 to 4s+2, 4s+3: the low nibbles of
-// quant word s for s < 4, the high ones of word s - 4 after. The A operand for the same slots
-// is then x's values 32 (4i + t) + 4s .. + 3 of rows g and g + 8: 8 contiguous bytes a row, so
-// a lane reads its block's 64 bytes of x a row in four 16-byte loads (through L1, where every
-// warp of the CTA finds the same rows).
+// (g, t) = (lane / 4, lane % 4) of a warp holds, for weight rows g and g + 8 of its 16-row tile,
+// block 4i + t of each round i of four blocks (a row's 16 quant bytes in one 16-byte load, 4
+// lanes a row reading 64 contiguous bytes), and step s (0..7) of the round gives the mma's k
+// slots 2t, 2t+1 to the block's elements 4s, 4s+1 and slots 2t+8, 2t+9 to 4s+2, 4s+3: the low
+// nibbles of quant word s for s < 4, the high ones of word s - 4 after. The B operand for the
+// same slots is then x's values 32 (4i + t) + 4s .. + 3 of row g: 8 contiguous bytes, so a lane
+// reads its block's 64 bytes of x in four 16-byte loads (through L1, where every warp of the
+// CTA finds the same rows).
 //
-// A CTA is WN x WK warps. The grid is R x ceil(M / MT) CTAs, R = ceil(N / (8 NT WN)): warp
-// (wn, wk) = (w % WN, w / WN) of CTA c owns weight rows 8 NT ((c % R) WN + wn) .. + 8 NT (NT
-// tiles of eight), activation rows MT (c / R) .. + MT (MT / 16 tiles of 16), and the rounds
+// A CTA is WN x WK warps. The grid is R x ceil(M / MT) CTAs, R = ceil(N / (16 NT WN)): warp
+// (wn, wk) = (w % WN, w / WN) of CTA c owns weight rows 16 NT ((c % R) WN + wn) .. + 16 NT (NT
+// tiles of 16), activation rows MT (c / R) .. + MT (MT / 8 tiles of 8), and the rounds
 // wk, wk + WK, ... of K; the WK warps of the same rows add their sums through shared memory,
 // in a fixed order. Each lane keeps AHEAD rounds of its weight words in flight and the next
 // round's x: a round's loads wait on nothing computed. Rows past N or M are read clamped and
@@ -99,7 +104,8 @@ inline void mma_16816(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)
 }
 #endif
 
-// Four nibbles (bytes of n, each 0..15) minus 8, times d, as the B operand's two pairs.
+// Four nibbles (bytes of n, each 0..15) minus 8, times d, as two pairs of a row's operand: k
+// slots 2t, 2t + 1 and 2t + 8, 2t + 9.
 template <class T>
 __device__ __forceinline__ void weight_pairs(uint32_t n, float d, uint32_t (&b)[2]) {
   constexpr float MAGIC = 8388616.0f;  // 2^23 + 8: 0x4B0000vv as a float is 2^23 + v
