@@ -175,7 +175,7 @@ def test_product_on_the_gpu(dtype: mx.Dtype, m_rows: int, cols: int, tiling: Gem
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("act", sorted(GATED_ACTS))
-@pytest.mark.parametrize("m_rows", [3, 16, 33])
+@pytest.mark.parametrize("m_rows", [2, 3, 16, 33])
 @pytest.mark.parametrize("dtype", HALF, ids=["bf16", "f16"])
 def test_gated_product_on_the_gpu(dtype: mx.Dtype, m_rows: int, act: str,
                                   rng: np.random.Generator) -> None:
@@ -197,9 +197,8 @@ def test_gguf_matmul_on_the_gpu(m_rows: int, rng: np.random.Generator) -> None:
     # whichever kernel `gguf_matmul` picks for these rows (gemm_packed for GEMM_ROWS), the
     # product of packed Q4_0 is the reference's within its bound: one row is gemv_int8's, on x
     # rounded to int8 (test_quant_kernels' bound: float32 sums on x as rounded, then bf16's
-    # rounding), two the float kernel's (float32 sums on exact weights, then bf16's rounding);
-    # from 17 the weights are dequantized to x's dtype, as gemm_packed rounds them, for MLX's
-    # matmul (float32 sums: within_bound)
+    # rounding); from 17 the weights are dequantized to x's dtype, as gemm_packed rounds them,
+    # for MLX's matmul (float32 sums: within_bound, as gemm_packed's)
     if gpu_backend() != "cuda":
         pytest.skip("the packed layout is CUDA's")
     m = matrix(T.Q4_0, rng, cols=2048, rows=200)
@@ -208,8 +207,8 @@ def test_gguf_matmul_on_the_gpu(m_rows: int, rng: np.random.Generator) -> None:
     assert y.shape == (m_rows, 200) and np.isfinite(y).all()
     if m_rows >= GEMM_ROWS[0]:  # gemm_packed, or the weights dequantized to x's dtype
         assert within_bound(y, x, m)
-    else:
-        xr = int8_activations(np.array(x.astype(mx.float32))) if m_rows == 1 else as_float64(x)
+    else:  # one row
+        xr = int8_activations(np.array(x.astype(mx.float32)))
         exact = xr @ m.values.T
         assert (np.abs(y - exact) <= float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)).all()
 

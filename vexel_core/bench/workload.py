@@ -65,9 +65,11 @@ async def run_workload(engine: AsyncEngine, w: Workload,
                        steps: list[StepRecord] | None = None) -> BenchResult:
     """Send the workload (greedy, EOS ignored so every request makes output_len tokens).
     With *steps*, the engine appends a `StepRecord` of each of the workload's steps to it."""
-    # One-time costs (GPU kernels compiled on first use) are not timed, as llama-bench warms
-    # up too: a few requests of the workload's prompt length first, counters reset after.
-    await engine.warm_up(w.prompt_len, batches=(min(4, w.num_requests),))
+    # One-time costs (GPU kernels compiled on first use, attention plans per batch shape) are
+    # not timed, as llama-bench warms up too: as many requests as the workload's, of its prompt
+    # length, first (session 40's 16 requests behind a warm-up of 4 spent 4.8 s of TTFT in the
+    # first 16-prompt prefill), counters reset after.
+    await engine.warm_up(w.prompt_len, batches=(w.num_requests,))
     stats = engine.stats
     stats.step_records = steps
     vocab = engine.engine.model.vocab_size

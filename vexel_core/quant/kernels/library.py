@@ -30,7 +30,7 @@ A few activation rows of packed Q4_0 (`GEMM_ROWS`: a batch of decoding requests)
 ``gemm_packed`` (cuda/gemm_packed.cuh): the tensor cores' ``mma.sync``, each weight read once
 and turned into an operand in registers. CUDA only: a Metal twin would be written for Apple's
 simdgroup matrices, and is not; Metal keeps the float kernel and the dequantized matrix for
-those rows. Its GPU tests pass on the H200 (session 39).
+those rows. Its GPU tests pass on the H200 (session 40, the weights as the A operand).
 
 What is verified (notes/gpu-kernels.md): on an H200, the CUDA kernels equal the reference for
 their formats (tests/test_quant_kernels.py, marked ``gpu``; ``gemv_int8`` with x rounded as it
@@ -223,17 +223,18 @@ class GemmTiling:
 
 # x's dtypes that ``gemm_packed`` takes: the tensor cores' operand types
 MMA_DTYPES = (mx.bfloat16, mx.float16)
-# Activation rows that `gguf_matmul` sends to `gemm_packed`: below, one row takes ``gemv_int8``
-# and two the float kernel (at two rows session 39 timed this kernel 0-16% slower than it);
-# above, the matrix dequantized for MLX's matmul (the first version of this kernel lost to it at
-# 64 rows). Timed at 2, 8 and 16 rows (benchmarks/gemm_packed.py, CUPTI, the H200; default
-# tiling against the path before): 8 rows 12.5 / 21.6 / 68.3 / 35.1 us against 22.2 / 32.0 /
-# 134.1 / 73.7 at 4096x4096, 6144x4096, 28672x4096 and 4096x14336; 16 rows 14.4 / 26.0 /
-# 83.1 / 41.1 against 21.3 / 30.5 / 141.1 / 74.8. One warp of rows and four of k was within
-# 0.4 us of 2 x 4 or faster everywhere (2 x 4: 101.8 us at 16 rows of 4096x14336). No tiling
-# won everywhere: two row tiles a warp (2 x 4, 1 x 8) were faster at 2-8 rows and at 16 rows
-# of the 6144- and 28672-row shapes, up to 1.8x slower at 16 rows of the 4096-row ones.
-GEMM_ROWS = (3, 16)
+# Activation rows that `gguf_matmul` sends to `gemm_packed`: below, one row takes
+# ``gemv_int8``; above, the matrix dequantized for MLX's matmul (session 39's first version of
+# this kernel lost to it at 64 rows; the swapped one is not timed there). Session 40, call C
+# (benchmarks/gemm_packed.py, CUPTI, the H200, median of three passes, default tiling against
+# the path before) at 4096x4096, 6144x4096, 28672x4096 and 4096x14336: 2 rows 8.3 / 10.8 /
+# 42.2 / 24.2 us against the float kernel's 10.6 / 14.6 / 56.1 / 29.2; 8 rows 9.2 / 11.2 /
+# 42.2 / 25.4 against 22.2 / 31.9 / 134.2 / 73.9 (and MLX's bf16 matmul of the same shapes,
+# 3.6x the bytes: 12.8 / 15.0 / 55.8 / 32.4); 16 rows 10.9 / 19.0 / 60.3 / 29.6 against the
+# dequantized path's 21.4 / 30.3 / 140.0 / 74.8. Not the best tiling everywhere: 1 x 8 warps
+# with two row tiles took 20.7-21.3 us at 2-8 rows of 4096x14336, 1 x 4 with two row tiles
+# 15.5 / 53.0 at 12 rows of 6144x4096 / 28672x4096 (notes/bench/s40/c).
+GEMM_ROWS = (2, 16)
 
 
 def default_packed_tiling(cols: int) -> PackedTiling:

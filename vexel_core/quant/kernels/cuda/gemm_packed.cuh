@@ -1,4 +1,4 @@
-// A few activation rows (3 to 16 in gguf_matmul, library.GEMM_ROWS: a batch of decoding
+// A few activation rows (2 to 16 in gguf_matmul, library.GEMM_ROWS: a batch of decoding
 // requests, a draft's verification) times Q4_0 repacked in 1,024-element super-blocks
 // (formats.h, Q4_0x1024), on the tensor cores.
 //
