@@ -104,11 +104,13 @@ class AsyncEngine:
                 self.engine.abort(rid)
                 self._notify()
 
-    async def warm_up(self, prompt_len: int = 32, batches: tuple[int, ...] = (1, 2, 4, 8)) -> None:
+    async def warm_up(self, prompt_len: int = 32,
+                      batches: tuple[int, ...] = (1, 2, 4, 8, 16)) -> None:
         """Pay one-time costs before real requests do: GPU kernels compile on their first use
         (NVRTC on CUDA, about a second per kernel variant; the matrix-vector kernel has one per
-        decode row count), so rounds of 1, 2, 4 and 8 concurrent short requests (at most
-        max_batch_size) run a prefill and a decode step at each size. Fresh prompt chunks are
+        decode row count, the tensor-core product one up to 8 rows and one for 9-16), so rounds
+        of 1, 2, 4, 8 and 16 concurrent short requests (at most max_batch_size) run a prefill
+        and a decode step at each size. Fresh prompt chunks are
         padded to a few lengths (`bucket_length`), and on CUDA MLX's fused attention builds a
         plan for each new one (cuDNN, up to ~0.7 s on the H200): there a round sends one
         prompt of every padded length up to the chunk size. A last round sends a prompt of two
