@@ -12,33 +12,31 @@
 # .devkit is not in git. In a fresh checkout: `bash notes/device-jobs/devkit_fill.sh` (from
 # ../shared and PyPI: setup.sh, wheels, peers, extra for the whole suite, pyspy).
 #
-# Written at the end of session 39. Main then: session 38's paged decode and session 36's
-# feed-forward kernel (one request: 446.0 tok/s beside llama.cpp's 348.87 and mlx-lm's 133.7 on
-# one warm machine, s39 call C), and new: `gemm_packed`, 3-16 activation rows of packed Q4_0 on
-# the tensor cores (8 requests of 512 + 128: 1,180 against 740 tok/s, s39 call F, in the 2 x 4
-# tiling; merged with the 1 x 4 default, which tied or beat it at every kernel point).
+# Written at the end of session 40. Main then: `gemm_packed` with the weights as the tensor
+# cores' A operand (16 weight rows a tile, x's rows B's 8 columns) for 2-16 activation rows,
+# with its gated mode (act(g) * u of the fused gate/up weight in the launch): 8 requests of
+# 512 + 128 at 1,602 tok/s (`vexel bench`, call C; ab.py in call B: 1,444 against session 39's
+# 1,216 and --no-gemm's 741). One request unchanged (446.0 beside llama.cpp's 348.87, s39).
 #
-# A: (~450 s) `s40_a.sh` on branch next/gemm-two-acc (notes/patches/gemm-two-acc-gated.patch:
-#    two accumulators a tile, and the gated mode for 3-16 rows; CPU-tested, never on a GPU):
-#    its GPU tests, gemm_packed.py at 3-16 rows, the engine at 4, 8 and 16 requests against
-#    --no-gemm; then gemm_packed.py on main at once on the warm machine, for the kernels
-#    before it. Merge what the engine says is faster with the same tokens. This also times
-#    session 39's merged 1 x 4 default in the engine (call F ran 2 x 4).
-# B: gemm_packed toward its bytes (8 rows of 28672x4096: 68 us, 1 TB/s; the bytes' pace ~18 us):
-#    - each warp's eight mma of a round are one dependent chain on one accumulator (prepared:
-#      two, call A);
-#    - x is re-read by every CTA through L2, 3.56 M / R times the weight's bytes (R = 8 weight
-#      rows a CTA): more rows a CTA, x staged once in shared memory;
-#    - the gated act(g) * u (prepared, call A) and the AddNorm epilogue, which one row has;
-#    - Q4_K, Q6_K and Q8_0 at 2-16 rows still take the float kernel (formats.h's decoding
-#      into the same B operands);
-#    - 17-64 rows (v1 lost to dequantize + MLX's matmul there: 4096x4096 at 64 rows 21.3 us).
-# C: three engines at 8 requests (llama.cpp's llama-batched-bench -npl 8, mlx-lm's batch),
-#    after s35_d.sh's build on the same warm machine; and the one-request row again.
+# A: (~500 s) `s41_a.sh`: branch next/gemm-tilings (default_gemm_tiling: session 40's kernel
+#    table's per-shape choice) against main in the engine at 8, 16 and 2 requests, and the GPU
+#    tests main has not run on a GPU yet (the gated mode at 2 rows). Merge if the engine says
+#    faster; read its TTFT at 16 requests: the bench now warms up at the workload's count.
+# B: (~750 s) `s41_b.sh`: Nsight Compute on gemm_packed (where do 42 us go, when the bytes'
+#    pace is ~18 us and 2 rows cost as much as 8?) beside llama.cpp's build at nice 19; then the
+#    three engines at 8 requests: llama-batched-bench -npl 1,8 and `vexel bench --compare
+#    mlx-lm` (400 s: mlx-lm's batch did not finish in 150 s in session 40). The README's
+#    8-request row has no peer until this runs.
+# C: gemm_packed toward its bytes, from B's profile. Candidates: per-weight costs (the
+#    dequantizing arithmetic, 3.5 instructions a value in float32: a lop3 / magic-number
+#    conversion straight to bf16x2 pairs, as Marlin does, would halve it but round the weights
+#    differently from `dequantize` unless the scale multiply stays in float32); the short life
+#    of each CTA (8 rounds a warp at 4,096 columns, 4.5 waves at 28672 rows: the load pipeline
+#    drains and refills per CTA; a persistent grid, as gemv_packed's 1,056 CTAs, keeps it full);
+#    x through L2 (each 16-row CTA reads all of x: 1.8x the weight's bytes at 8 rows).
+#    Q4_K / Q6_K / Q8_0 at 2-16 rows still take the float kernel.
 # D: the one-request step (2.08 ms where the GPU paces it; 600 tok/s needs 1.67): the levers
-#    left are in notes/closing-note-s38.md ("Why 600 tok/s is not reached"); session 39
-#    measured the paged decode's last prologue patches level (its prologue is done as a
-#    lever).
+#    left are in notes/closing-note-s38.md ("Why 600 tok/s is not reached").
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
