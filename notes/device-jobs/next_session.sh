@@ -18,20 +18,19 @@
 # 512 + 128 at 1,602 tok/s (`vexel bench`, call C; ab.py in call B: 1,444 against session 39's
 # 1,216 and --no-gemm's 741). One request unchanged (446.0 beside llama.cpp's 348.87, s39).
 #
-# A: (~500 s) `s41_a.sh`: branch next/gemm-tilings (default_gemm_tiling: session 40's kernel
-#    table's per-shape choice) against main in the engine at 8, 16 and 2 requests, and the GPU
-#    tests main has not run on a GPU yet (the gated mode at 2 rows). Merge if the engine says
-#    faster; read its TTFT at 16 requests: the bench now warms up at the workload's count.
+# A: (~550 s) `s41_a.sh`: main against branch next/gemm-scaled (q - 8 exact in x's type, the
+#    block's scale applied after the mma: ~260 instructions a warp's round against ~400, SASS
+#    counted here; the kernel is issue-bound: 42 us at 2 rows and at 8 of 28672x4096), GPU
+#    tests of both (main's gated mode at 2 rows not yet run on a GPU), kernel tables, engine at
+#    8 and 16 requests. Merge the branch if the engine says faster.
 # B: (~750 s) `s41_b.sh`: Nsight Compute on gemm_packed (where do 42 us go, when the bytes'
 #    pace is ~18 us and 2 rows cost as much as 8?) beside llama.cpp's build at nice 19; then the
 #    three engines at 8 requests: llama-batched-bench -npl 1,8 and `vexel bench --compare
 #    mlx-lm` (400 s: mlx-lm's batch did not finish in 150 s in session 40). The README's
 #    8-request row has no peer until this runs.
-# C: gemm_packed toward its bytes, from B's profile. Candidates: per-weight costs (the
-#    dequantizing arithmetic, 3.5 instructions a value in float32: a lop3 / magic-number
-#    conversion straight to bf16x2 pairs, as Marlin does, would halve it but round the weights
-#    differently from `dequantize` unless the scale multiply stays in float32); the short life
-#    of each CTA (8 rounds a warp at 4,096 columns, 4.5 waves at 28672 rows: the load pipeline
+# C: `s41_c.sh` (next/gemm-tilings: the tiling by shape, against main in the engine; choose the
+#    tilings again from A's table first if the scaled kernel merged). Then gemm_packed toward
+#    its bytes, from B's profile. Candidates beyond A's: the short life of each CTA (8 rounds a warp at 4,096 columns, 4.5 waves at 28672 rows: the load pipeline
 #    drains and refills per CTA; a persistent grid, as gemv_packed's 1,056 CTAs, keeps it full);
 #    x through L2 (each 16-row CTA reads all of x: 1.8x the weight's bytes at 8 rows).
 #    Q4_K / Q6_K / Q8_0 at 2-16 rows still take the float kernel.
