@@ -12,6 +12,7 @@ import mlx.core as mx
 import numpy as np
 
 from vexel_core.engine import AsyncEngine, GenerationRequest
+from vexel_core.engine.async_engine import WARM_UP_BATCHES
 from vexel_core.engine.metrics import StepRecord
 from vexel_core.sampling.params import SamplingParams
 
@@ -66,10 +67,10 @@ async def run_workload(engine: AsyncEngine, w: Workload,
     """Send the workload (greedy, EOS ignored so every request makes output_len tokens).
     With *steps*, the engine appends a `StepRecord` of each of the workload's steps to it."""
     # One-time costs (GPU kernels compiled on first use, attention plans per batch shape) are
-    # not timed, as llama-bench warms up too: as many requests as the workload's, of its prompt
-    # length, first (session 40's 16 requests behind a warm-up of 4 spent 4.8 s of TTFT in the
-    # first 16-prompt prefill), counters reset after.
-    await engine.warm_up(w.prompt_len, batches=(w.num_requests,))
+    # not timed, as llama-bench warms up too: the server's rounds and one of as many requests
+    # as the workload's, of its prompt length, first (session 40's 16 requests behind a
+    # warm-up of 4 spent 4.8 s of TTFT in the first 16-prompt prefill), counters reset after.
+    await engine.warm_up(w.prompt_len, batches=(*WARM_UP_BATCHES, w.num_requests))
     stats = engine.stats
     stats.step_records = steps
     vocab = engine.engine.model.vocab_size

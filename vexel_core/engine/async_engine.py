@@ -25,6 +25,8 @@ from vexel_core.sampling.params import SamplingParams
 
 log = get_logger(__name__)
 _ids = itertools.count()
+# `AsyncEngine.warm_up`'s rounds of concurrent requests (each at most max_batch_size)
+WARM_UP_BATCHES = (1, 2, 4, 8, 16)
 
 
 class AsyncEngine:
@@ -105,7 +107,7 @@ class AsyncEngine:
                 self._notify()
 
     async def warm_up(self, prompt_len: int = 32,
-                      batches: tuple[int, ...] = (1, 2, 4, 8, 16)) -> None:
+                      batches: tuple[int, ...] = WARM_UP_BATCHES) -> None:
         """Pay one-time costs before real requests do: GPU kernels compile on their first use
         (NVRTC on CUDA, about a second per kernel variant; the matrix-vector kernel has one per
         decode row count, the tensor-core product one up to 8 rows and one for 9-16), so rounds
