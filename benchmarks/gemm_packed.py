@@ -27,7 +27,7 @@ from kernels import NOT_IN_L2, random_blocks  # benchmarks/kernels.py
 
 from vexel_core.gpu import on_cuda
 from vexel_core.quant.kernels import library
-from vexel_core.quant.kernels.library import GemmTiling
+from vexel_core.quant.kernels.library import GemmTiling, gemm_cta_rows
 from vexel_core.quant.kernels.packed import pack_q4_0
 
 SHAPES = [(4096, 4096), (6144, 4096), (28672, 4096), (4096, 14336)]  # o, qkv, gate/up, down
@@ -76,7 +76,7 @@ def main() -> None:
             times = {"gemm": time_arm(lambda w, x=x: lib.gemm_packed(x, w), weights)}
             for name, (wn, wk, nt) in OTHER_TILINGS.items():
                 tiling = GemmTiling(row_warps=wn, k_warps=wk, row_tiles=nt,
-                                    rows=8 if m <= 8 else 16)
+                                    rows=gemm_cta_rows(m))
                 got = np.array(lib.gemm_packed(x, first, tiling=tiling).astype(mx.float32))
                 if np.abs(got - ref).max() > 2.0**-7 * np.abs(ref).max():
                     raise SystemExit(f"{name} differs from the default at {shape}, M = {m}")

@@ -123,8 +123,8 @@ def test_emulated_product_equals_reference(dtype: mx.Dtype, m_rows: int, cols: i
                          ids=lambda t: "/".join(map(str, t)))
 def test_emulated_gated_product(act: str, tiling: tuple[int, ...], rng: np.random.Generator,
                                 gemm_emulator: Path) -> None:
-    # act(g) * u for 19 pairs (gate rows 0-18, up rows 19-37: a partial tile of 8, each tile's
-    # up rows 19 further) on 5 rows, within glu_bound
+    # act(g) * u for 19 pairs (gate rows 0-18, up rows 19-37: a partial tile of 16, each
+    # tile's up rows 19 further) on 5 rows, within glu_bound
     m = matrix(T.Q4_0, rng, cols=2048, rows=38)
     x = rows_of(rng, 5, 2048, mx.bfloat16)
     y = emulated_gemm(gemm_emulator, x, m, tiling, act)

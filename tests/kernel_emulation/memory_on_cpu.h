@@ -10,6 +10,12 @@ inline uint16_t float_to_bf16(float f) {  // round to nearest even, as __float2b
   std::memcpy(&u, &f, 4);
   return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
+inline uint16_t float_to_f16(float f) {  // round to nearest even, as __float2half
+  const _Float16 h = _Float16(f);
+  uint16_t b;
+  std::memcpy(&b, &h, 2);
+  return b;
+}
 inline float4 load4(const float* p) { return {p[0], p[1], p[2], p[3]}; }
 inline float4 load4(const __nv_bfloat16* p) {
   return {bf16_to_float(p[0].bits), bf16_to_float(p[1].bits), bf16_to_float(p[2].bits),
@@ -32,10 +38,7 @@ inline float load1_l2(const float* p) { return *p; }
 inline float load1_l2(const __nv_bfloat16* p) { return bf16_to_float(p->bits); }
 inline void store1(float* p, float v) { *p = v; }
 inline void store1(__nv_bfloat16* p, float v) { p->bits = float_to_bf16(v); }
-inline void store1(__half* p, float v) {
-  const _Float16 h = _Float16(v);  // round to nearest even, as __float2half
-  std::memcpy(&p->bits, &h, 2);
-}
+inline void store1(__half* p, float v) { p->bits = float_to_f16(v); }
 inline void cp_async_commit() {}
 template <int N> inline void cp_async_wait() {}
 inline int stage_bytes(uint8_t* dst, const uint8_t* src, int len, int lane) {

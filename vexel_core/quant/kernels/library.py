@@ -221,6 +221,12 @@ class GemmTiling:
         return -(-n // (16 * self.row_tiles * self.row_warps)) * -(-m // self.rows)
 
 
+def gemm_cta_rows(m: int) -> int:
+    """Activation rows a ``gemm_packed`` CTA takes for a product of *m* rows: one tile of 8 up
+    to 8 (a second would multiply clamped copies), two above."""
+    return 8 if m <= 8 else 16
+
+
 # x's dtypes that ``gemm_packed`` takes: the tensor cores' operand types
 MMA_DTYPES = (mx.bfloat16, mx.float16)
 # Activation rows that `gguf_matmul` sends to `gemm_packed`: below, one row takes
@@ -822,8 +828,7 @@ def _gemm_launch(
                          f"operands); got {x_shape} {x_dtype}")
     _check_gated("gemm_packed", act, rows)
     outs = rows // 2 if act else rows
-    # one tile of x's rows up to 8 (a second would multiply clamped copies), two above
-    tiling = tiling or GemmTiling(rows=8 if x_shape[0] <= 8 else 16)
+    tiling = tiling or GemmTiling(rows=gemm_cta_rows(x_shape[0]))
     threads = tiling.warps * 32
     template = [("T", x_dtype), ("WN", tiling.row_warps), ("WK", tiling.k_warps),
                 ("NT", tiling.row_tiles), ("MT", tiling.rows), ("AHEAD", tiling.ahead),

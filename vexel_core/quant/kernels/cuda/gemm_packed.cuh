@@ -71,11 +71,7 @@ inline uint32_t pack_pair(float a, float b, const __nv_bfloat16*) {
   return uint32_t(float_to_bf16(a)) | (uint32_t(float_to_bf16(b)) << 16);
 }
 inline uint32_t pack_pair(float a, float b, const __half*) {
-  const _Float16 ha = _Float16(a), hb = _Float16(b);  // round to nearest even
-  uint16_t ba, bb;
-  std::memcpy(&ba, &ha, 2);
-  std::memcpy(&bb, &hb, 2);
-  return uint32_t(ba) | (uint32_t(bb) << 16);
+  return uint32_t(float_to_f16(a)) | (uint32_t(float_to_f16(b)) << 16);
 }
 inline float element_of(uint32_t pair, int half, const __nv_bfloat16*) {
   return __uint_as_float(((pair >> (16 * half)) & 0xFFFFu) << 16);
@@ -153,7 +149,9 @@ __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, 
 #pragma unroll
     for (int j = 0; j < TILES; ++j) {  // gemv_packed.cuh's loads: weights past L1, x through it
 #pragma unroll
-      for (int h = 0; h < 2; ++h) load_packed(wrow[j][h] + (r >> 3) * 576, 4 * (r & 7) + t, q[j][h], d[j][h]);
+      for (int h = 0; h < 2; ++h) {
+        load_packed(wrow[j][h] + (r >> 3) * 576, 4 * (r & 7) + t, q[j][h], d[j][h]);
+      }
     }
   };
   auto load_x = [&](int i, uint4 (&xs)[MTILES][4]) {
@@ -161,7 +159,9 @@ __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, 
 #pragma unroll
     for (int m = 0; m < MTILES; ++m) {
 #pragma unroll
-      for (int u = 0; u < 4; ++u) xs[m][u] = __ldg(reinterpret_cast<const uint4*>(xrow[m] + k0) + u);
+      for (int u = 0; u < 4; ++u) {
+        xs[m][u] = __ldg(reinterpret_cast<const uint4*>(xrow[m] + k0) + u);
+      }
     }
   };
   uint4 q[AHEAD][TILES][2];

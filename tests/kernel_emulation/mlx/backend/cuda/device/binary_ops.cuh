@@ -1,9 +1,9 @@
 // MLX's elementwise functors for the CPU emulation (see cuda_fp16.h in tests/kernel_emulation):
 // found under MLX's name by gemv_int8.cuh's include. Only those the gated mode uses, each on a
 // float or an emulated bfloat16 or float16 as MLX's CUDA functors compute on T: every
-// operation rounded to T, Sigmoid by MLX's formula (unary_ops.cuh: y = 1 / (1 + exp(|x|)), then y or 1 - y). The
-// CPU's exp, tanh and pow are glibc's, not CUDA's: results may differ from the GPU's in the
-// last bit of an intermediate.
+// operation rounded to T, Sigmoid by MLX's formula (unary_ops.cuh: y = 1 / (1 + exp(|x|)),
+// then y or 1 - y). The CPU's exp, tanh and pow are glibc's, not CUDA's: results may differ
+// from the GPU's in the last bit of an intermediate.
 #pragma once
 #include <cmath>
 #include <type_traits>
@@ -20,10 +20,7 @@ T from_float(float v) {
   if constexpr (std::is_same_v<T, float>) {
     return v;
   } else if constexpr (std::is_same_v<T, __half>) {
-    const _Float16 h = _Float16(v);  // round to nearest even
-    __half out;
-    std::memcpy(&out.bits, &h, 2);
-    return out;
+    return T{vx::float_to_f16(v)};
   } else {
     return T{vx::float_to_bf16(v)};
   }
