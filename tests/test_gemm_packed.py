@@ -35,6 +35,7 @@ from vexel_core.quant.kernels.library import (
     GEMM_ROWS,
     GemmTiling,
     _gemm_launch,
+    default_gemm_tiling,
     gemm_applies,
 )
 from vexel_core.quant.kernels.packed import pack_q4_0
@@ -42,8 +43,9 @@ from vexel_core.quant.kernels.packed import pack_q4_0
 NAN = float("nan")
 HALF = [mx.bfloat16, mx.float16]
 # (row warps, k warps, row tiles, activation rows, rounds ahead): run_gemm.cpp's list
-EMULATED_TILINGS = [(1, 4, 1, 8, 4), (1, 4, 1, 16, 4), (2, 4, 1, 16, 4), (4, 2, 2, 16, 3),
-                    (1, 1, 1, 32, 4), (1, 3, 2, 16, 2)]
+EMULATED_TILINGS = [(1, 4, 1, 8, 4), (1, 4, 1, 16, 4), (1, 4, 2, 16, 4), (1, 8, 2, 8, 4),
+                    (1, 8, 2, 16, 4), (2, 4, 1, 16, 4), (4, 2, 2, 16, 3), (1, 1, 1, 32, 4),
+                    (1, 3, 2, 16, 2)]
 
 
 @pytest.fixture(scope="session")
@@ -224,6 +226,21 @@ def test_selection() -> None:
     assert not gemm_applies("cuda", T.Q4_0, False, (8, 4096), mx.bfloat16)
     assert not gemm_applies("cuda", T.Q8_0, True, (8, 4096), mx.bfloat16)
     assert not gemm_applies("metal", T.Q4_0, True, (8, 4096), mx.bfloat16)
+
+
+def test_default_tiling_follows_the_kernel_table() -> None:
+    # session 40's table (default_gemm_tiling's docstring): 8 k-warps and two row tiles past
+    # 4096 columns; two row tiles above 8 rows where outs / 32 CTAs fill the GPU; one x tile up
+    # to 8 rows; the gated mode one row tile
+    assert default_gemm_tiling(4096, 14336, 8) == GemmTiling(k_warps=8, row_tiles=2, rows=8)
+    assert default_gemm_tiling(4096, 14336, 16) == GemmTiling(k_warps=8, row_tiles=2, rows=16)
+    assert default_gemm_tiling(28672, 4096, 8) == GemmTiling(rows=8)
+    assert default_gemm_tiling(28672, 4096, 9) == GemmTiling(row_tiles=2, rows=16)
+    assert default_gemm_tiling(6144, 4096, 16) == GemmTiling(row_tiles=2, rows=16)
+    assert default_gemm_tiling(4096, 4096, 16) == GemmTiling(rows=16)
+    assert default_gemm_tiling(14336, 4096, 16, gated=True) == GemmTiling(rows=16)
+    launch = _gemm_launch("cuda", (6144, 576 * 4), mx.uint8, (12, 4096), mx.bfloat16, None)
+    assert launch.grid == (6144 // 32 * 128, 1, 1)  # 192 CTAs of 1 x 4 warps, two row tiles
 
 
 def test_launch_refuses_what_it_cannot_compute() -> None:

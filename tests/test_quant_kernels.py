@@ -672,6 +672,12 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
                                       act)
                 add("gemm_packed", f"{m} rows {dtype} {act}", launch,
                     {"w": "uint8_t", "x": C_TYPES[dtype]}, C_TYPES[dtype])
+    for outs, cols, m in ((6144, 4096, 12), (4096, 14336, 2), (4096, 14336, 17)):
+        # default_gemm_tiling's two row tiles: 1 x 4 above 8 rows, 1 x 8 past 4096 columns
+        launch = _gemm_launch("cuda", (outs, cols // 1024 * 576), mx.uint8, (m, cols),
+                              mx.bfloat16, None)
+        add("gemm_packed", f"{outs}x{cols} {m} rows", launch,
+            {"w": "uint8_t", "x": "__nv_bfloat16"}, "__nv_bfloat16")
     # (MLX's JIT header with its elementwise functors, which the gated mode uses, is compiled
     # into libmlx: tests/nvcc_include holds a stand-in with the same names)
     used = emulation.nvcc_registers("\n".join(preamble), source, tmp_path,

@@ -29,13 +29,17 @@ int run(int wn, int wk, int nt, int mt, int ahead, const uint8_t* w, const T* x,
   auto go = [&](auto kernel) {
     launch(ctas, wn * wk * 32, [&] { kernel(w, x, y.data(), n, row_bytes, m); });
   };
-  // the tilings the tests use: the library's default (1 x 4 warps), 2 x 4, and awkward ones:
-  // three k-slices (rounds not a multiple), one warp with two tiles of x rows, two row tiles
+  // the tilings the tests use: the library's defaults (1 x 4 warps, one or two row tiles; 1 x 8
+  // with two), 2 x 4, and awkward ones: three k-slices (rounds not a multiple), one warp with
+  // two tiles of x rows, two row tiles
   auto is = [&](int a, int b, int c, int d, int e) {
     return wn == a && wk == b && nt == c && mt == d && ahead == e;
   };
   if (is(1, 4, 1, 8, 4)) go(vx::gemm_packed<T, 1, 4, 1, 8, 4, ACT>);
   else if (is(1, 4, 1, 16, 4)) go(vx::gemm_packed<T, 1, 4, 1, 16, 4, ACT>);
+  else if (is(1, 4, 2, 16, 4)) go(vx::gemm_packed<T, 1, 4, 2, 16, 4, ACT>);
+  else if (is(1, 8, 2, 8, 4)) go(vx::gemm_packed<T, 1, 8, 2, 8, 4, ACT>);
+  else if (is(1, 8, 2, 16, 4)) go(vx::gemm_packed<T, 1, 8, 2, 16, 4, ACT>);
   else if (is(2, 4, 1, 16, 4)) go(vx::gemm_packed<T, 2, 4, 1, 16, 4, ACT>);
   else if (is(4, 2, 2, 16, 3)) go(vx::gemm_packed<T, 4, 2, 2, 16, 3, ACT>);
   else if (is(1, 1, 1, 32, 4)) go(vx::gemm_packed<T, 1, 1, 1, 32, 4, ACT>);

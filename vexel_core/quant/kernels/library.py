@@ -243,6 +243,24 @@ MMA_DTYPES = (mx.bfloat16, mx.float16)
 GEMM_ROWS = (2, 16)
 
 
+def default_gemm_tiling(outs: int, cols: int, m: int, *, gated: bool = False) -> GemmTiling:
+    """``gemm_packed``'s tiling for *outs* outputs of *cols* columns and *m* activation rows,
+    from session 40's kernel table (call C, notes/bench/s40/c/kern.txt, us at 2 / 8 / 16 rows).
+    Activation rows a CTA: `gemm_cta_rows`. Rows of more than 4096 columns: 8 k-warps and two
+    row tiles (4096x14336: 20.7 / 21.3 / 26.8 against 1 x 4's 24.2 / 25.4 / 29.6). Above 8
+    rows, two row tiles where a CTA for every 32 outputs still fills the GPU (6144x4096: 15.7
+    against 19.0 at 16 rows; 28672x4096: 54.1 against 60.3; at 4096x4096, 128 CTAs, 14.3
+    against 10.9). The gated mode keeps one: its warps already hold a gate and an up tile."""
+    rows = gemm_cta_rows(m)
+    if gated:
+        return GemmTiling(rows=rows)
+    if cols > 4096:
+        return GemmTiling(k_warps=8, row_tiles=2, rows=rows)
+    if m > 8 and outs >= 6144:
+        return GemmTiling(row_tiles=2, rows=rows)
+    return GemmTiling(rows=rows)
+
+
 def default_packed_tiling(cols: int) -> PackedTiling:
     """The `PACKED_TILINGS` entry for rows of *cols* (at most INT8_MAX_COLS)."""
     return next(t for longest, t in PACKED_TILINGS if cols <= longest)
@@ -828,7 +846,7 @@ def _gemm_launch(
                          f"operands); got {x_shape} {x_dtype}")
     _check_gated("gemm_packed", act, rows)
     outs = rows // 2 if act else rows
-    tiling = tiling or GemmTiling(rows=gemm_cta_rows(x_shape[0]))
+    tiling = tiling or default_gemm_tiling(outs, cols, x_shape[0], gated=act is not None)
     threads = tiling.warps * 32
     template = [("T", x_dtype), ("WN", tiling.row_warps), ("WK", tiling.k_warps),
                 ("NT", tiling.row_tiles), ("MT", tiling.rows), ("AHEAD", tiling.ahead),
