@@ -250,7 +250,9 @@ def default_gemm_tiling(outs: int, cols: int, m: int, *, gated: bool = False) ->
     row tiles (4096x14336: 20.7 / 21.3 / 26.8 against 1 x 4's 24.2 / 25.4 / 29.6). Above 8
     rows, two row tiles where a CTA for every 32 outputs still fills the GPU (6144x4096: 15.7
     against 19.0 at 16 rows; 28672x4096: 54.1 against 60.3; at 4096x4096, 128 CTAs, 14.3
-    against 10.9). The gated mode keeps one: its warps already hold a gate and an up tile."""
+    against 10.9). The gated mode keeps one: its warps already hold a gate and an up tile.
+    In the engine (session 41, two alternated rounds): 8 requests of 512 + 128 at 1,717 and
+    1,631 tok/s against one tiling's 1,453 and 1,645; 16 requests ITL p50 4.8 ms against 5.1."""
     rows = gemm_cta_rows(m)
     if gated:
         return GemmTiling(rows=rows)
