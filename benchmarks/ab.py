@@ -6,7 +6,7 @@
         [--host-step-arrays] \
         [--tiny-tokens] [--separate-add-norm] [--segment-compile] [--separate-rope] \
         [--sliced-heads] [--long-spans] [--separate-feed-forward] [--old-attention] \
-        [--no-gemm] \
+        [--no-gemm] [--no-gemm-blocks] \
         bench --random llama3-8b --dtype q4_0 -n 1 ...
 
 * ``--inline-headers``: the CUDA kernels' headers as text again, as before session 6 (they are
@@ -57,6 +57,9 @@
 * ``--no-gemm``: 3 to 15 rows of packed Q4_0 through the float matrix-vector kernel and 16
   through the dequantized matrix and MLX's matmul, as before session 39, instead of
   ``gemm_packed`` on the tensor cores.
+* ``--no-gemm-blocks``: 2 to 15 rows of the file's blocks (Q8_0, the K formats ...) through the
+  float matrix-vector kernel and 16 through the dequantized matrix, as before session 41,
+  instead of ``gemm_blocks`` on the tensor cores.
 """
 
 from __future__ import annotations
@@ -236,6 +239,10 @@ def no_gemm() -> None:
     importlib.import_module("vexel_core.quant.kernels").gemm_applies = lambda *args: False
 
 
+def no_gemm_blocks() -> None:
+    importlib.import_module("vexel_core.quant.kernels").blocks_applies = lambda *args: False
+
+
 CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--plain-norm-add": plain_norm_add, "--unfused-glu": unfused_glu,
            "--separate-cache-write": separate_cache_write, "--long-bodies": long_bodies,
@@ -244,7 +251,8 @@ CHANGES = {"--inline-headers": inline_headers, "--float-one-row": float_one_row,
            "--separate-add-norm": separate_add_norm, "--segment-compile": segment_compile,
            "--separate-rope": separate_rope, "--sliced-heads": sliced_heads,
            "--long-spans": long_spans, "--separate-feed-forward": separate_feed_forward,
-           "--old-attention": old_attention, "--no-gemm": no_gemm}
+           "--old-attention": old_attention, "--no-gemm": no_gemm,
+           "--no-gemm-blocks": no_gemm_blocks}
 
 
 def main() -> None:

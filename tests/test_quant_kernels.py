@@ -64,6 +64,7 @@ from vexel_core.quant.kernels.library import (
     Op,
     XRounded,
     _add_norm_launch,
+    _blocks_launch,
     _dequant_launch,
     _feed_forward_launch,
     _gemm_launch,
@@ -582,7 +583,8 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
     dequantization, every default gemv_int8 tiling with every activation dtype (gated and with
     the AddNorm epilogue: bf16, the models' dtype on a GPU; the others differ only in T), for
     each format and packed Q4_0,
-    and on x rounded beforehand, round_x, gemv_packed, feed_forward, gemm_packed), compiled by
+    and on x rounded beforehand, round_x, gemv_packed, feed_forward, gemm_packed, gemm_blocks
+    for each format), compiled by
     nvcc for sm_90a as MLX builds it: the .cu body under exactly the template arguments the
     library passes. The CPU emulation includes the .cuh files alone, so this is what checks,
     without a GPU, that the library's arguments and the bodies' names agree (a mismatch cost a
@@ -678,6 +680,16 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
                               mx.bfloat16, None)
         add("gemm_packed", f"{outs}x{cols} {m} rows", launch,
             {"w": "uint8_t", "x": "__nv_bfloat16"}, "__nv_bfloat16")
+    for ggml_type in TYPES:  # gemm_blocks at its default tilings (8 and 16 rows)
+        raw_shape = (8, 4096 // FORMATS[ggml_type].block_elems * FORMATS[ggml_type].block_bytes)
+        for m in (2, 9):
+            launch = _blocks_launch("cuda", ggml_type, raw_shape, mx.uint8, (m, 4096),
+                                    mx.bfloat16, None)
+            add("gemm_blocks", f"{ggml_type.name} {m} rows", launch,
+                {"w": "uint8_t", "x": "__nv_bfloat16"}, "__nv_bfloat16")
+    add("gemm_blocks", "Q4_K 9 rows f16",
+        _blocks_launch("cuda", T.Q4_K, (8, 16 * 144), mx.uint8, (9, 4096), mx.float16, None),
+        {"w": "uint8_t", "x": "__half"}, "__half")
     # (MLX's JIT header with its elementwise functors, which the gated mode uses, is compiled
     # into libmlx: tests/nvcc_include holds a stand-in with the same names)
     used = emulation.nvcc_registers("\n".join(preamble), source, tmp_path,

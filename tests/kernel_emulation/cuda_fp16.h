@@ -18,6 +18,7 @@
 
 struct float2 { float x, y; };
 struct float4 { float x, y, z, w; };
+struct uint2 { uint32_t x, y; };
 struct uint4 { uint32_t x, y, z, w; };
 inline float2 make_float2(float a, float b) { return {a, b}; }
 inline uint4 make_uint4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return {a, b, c, d}; }
@@ -95,6 +96,7 @@ inline void warp_gather(uint32_t v, uint32_t (&all)[32]) {
   std::memcpy(all, warp_slots, sizeof all);
   __syncwarp();
 }
+inline uint2 __ldg(const uint2* p) { return *p; }
 inline uint4 __ldg(const uint4* p) { return *p; }
 inline float __shfl_xor_sync(unsigned, float v, int lane_mask) {
   const int lane = threadIdx.x & 31;

@@ -11,8 +11,9 @@ Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
   the residual add and the RMS norm after the product (a pre-norm block's), and
   `gguf_feed_forward` a block's whole gated feed-forward part with that add and norm, in one
   launch (packed Q4_0);
-* a few rows of packed Q4_0 on CUDA (`GEMM_ROWS`: a batch of decoding requests): the
-  tensor cores, each weight read once (``gemm_packed``);
+* a few rows on CUDA (`GEMM_ROWS`: a batch of decoding requests): the tensor cores, each
+  weight read and decoded once (``gemm_packed`` for packed Q4_0, ``gemm_blocks`` for the
+  file's blocks of every format, rows of a multiple of 256 columns);
 * many rows (prefill, from `PREFILL_ROWS`): the blocks dequantized into ``x``'s dtype by a
   kernel, a slice of rows at a time, then MLX's matmul.
 
@@ -37,6 +38,7 @@ from vexel_core.quant.kernels.library import (
     GatedAct,
     GemvTiling,
     KernelLibrary,
+    blocks_applies,
     feed_forward_applies,
     gated_applies,
     gemm_applies,
@@ -76,6 +78,8 @@ def gguf_matmul(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType, *,
         x2 = x2.astype(mx.float32)
     if gemm_applies(backend, ggml_type, packed, x2.shape, x2.dtype):
         y = lib.gemm_packed(x2, raw)
+    elif blocks_applies(backend, ggml_type, packed, x2.shape, x2.dtype):
+        y = lib.gemm_blocks(x2, raw, ggml_type)
     elif x2.shape[0] < PREFILL_ROWS:
         y = lib.gemv(x2, raw, ggml_type, packed=packed)
     else:

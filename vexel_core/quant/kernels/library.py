@@ -58,8 +58,8 @@ from vexel_core.gpu import cuda_header, float_constant, on_cuda
 from vexel_core.quant.kernels.packed import PACKED_Q4_0, SUPER_BYTES, SUPER_ELEMS
 
 Backend = Literal["cuda", "metal"]
-Op = Literal["gemv", "gemv_int8", "gemv_int8_norm", "gemv_packed", "gemm_packed", "dequant",
-             "round_x", "feed_forward"]
+Op = Literal["gemv", "gemv_int8", "gemv_int8_norm", "gemv_packed", "gemm_packed", "gemm_blocks",
+             "dequant", "round_x", "feed_forward"]
 GatedAct = Literal["silu", "gelu_tanh"]
 # gemv_int8's ACT template argument per activation of its gated mode (0: the plain product)
 GATED_ACTS: dict[str, int] = {"silu": 1, "gelu_tanh": 2}
@@ -77,6 +77,7 @@ KERNEL_TYPES: frozenset[GGMLQuantizationType] = frozenset(
 ACTIVATION_DTYPES = (mx.float32, mx.float16, mx.bfloat16)
 
 CHUNK_ELEMS = 1024  # elements of a row one warp stages at a time (kernels.cuh: CHUNK_ELEMS)
+BLOCKS_CHUNK = 256  # the same for gemm_blocks (cuda/gemm_blocks.cuh: GEMM_CHUNK)
 ACTIVATION_TILES = (1, 2, 4, 8)  # compiled activation-row counts of the matrix-vector kernel
 DEQUANT_WARPS = 4
 
@@ -84,20 +85,20 @@ _HERE = Path(__file__).parent
 _HEADERS = {
     "cuda": ("cuda/prelude.cuh", "common/decode.h", "common/formats.h", "cuda/memory.cuh",
              "cuda/kernels.cuh", "cuda/gemv_int8.cuh", "cuda/gemv_packed.cuh",
-             "cuda/feed_forward.cuh", "cuda/gemm_packed.cuh"),
+             "cuda/feed_forward.cuh", "cuda/gemm_packed.cuh", "cuda/gemm_blocks.cuh"),
     "metal": ("metal/prelude.metal", "common/decode.h", "common/formats.h", "metal/memory.metal",
               "metal/kernels.metal"),
 }
 _BODIES = {
     "cuda": {"gemv": "cuda/gemv.cu", "gemv_int8": "cuda/gemv_int8.cu",
              "gemv_int8_norm": "cuda/gemv_int8_norm.cu", "gemv_packed": "cuda/gemv_packed.cu",
-             "gemm_packed": "cuda/gemm_packed.cu",
+             "gemm_packed": "cuda/gemm_packed.cu", "gemm_blocks": "cuda/gemm_blocks.cu",
              "dequant": "cuda/dequant.cu", "round_x": "cuda/round_x.cu",
              "feed_forward": "cuda/feed_forward.cu"},
     "metal": {"gemv": "metal/gemv.metal", "dequant": "metal/dequant.metal"},
 }
 _INPUTS = {"gemv": ["w", "x"], "gemv_int8": ["w", "x"], "gemv_packed": ["w", "xr"],
-           "gemm_packed": ["w", "x"],
+           "gemm_packed": ["w", "x"], "gemm_blocks": ["w", "x"],
            "dequant": ["w"], "round_x": ["x"],
            "gemv_int8_norm": ["w", "x", "residual", "nw", "eps", "scratch"],
            "feed_forward": ["wgu", "wd", "x", "residual", "nw", "eps", "scratch"]}
@@ -219,6 +220,22 @@ class GemmTiling:
     def grid(self, n: int, m: int) -> int:
         """CTAs for *n* outputs (weight rows, or gated row pairs) and *m* activation rows."""
         return -(-n // (16 * self.row_tiles * self.row_warps)) * -(-m // self.rows)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BlocksTiling:
+    """How ``gemm_blocks`` splits a few-row product (cuda/gemm_blocks.cuh): CTAs of *k_warps*
+    warps over one tile of 16 weight rows, each warp every *k_warps*-th chunk of 256 columns
+    with *stages* chunks in flight, each CTA *rows* activation rows (tiles of 8). The staged
+    chunks (16 rows of up to 288 bytes) are static shared memory: k_warps * stages <= 8."""
+
+    k_warps: int = 4
+    stages: int = 2
+    rows: int = 16
+
+    def grid(self, n: int, m: int) -> int:
+        """CTAs for *n* weight rows and *m* activation rows."""
+        return -(-n // 16) * -(-m // self.rows)
 
 
 def gemm_cta_rows(m: int) -> int:
@@ -549,6 +566,17 @@ class KernelLibrary:
                             _gemm_launch(self.backend, packed.shape, packed.dtype, x.shape,
                                          x.dtype, tiling, act), init_value)
 
+    def gemm_blocks(self, x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType, *,
+                    tiling: BlocksTiling | None = None,
+                    init_value: float | None = None) -> mx.array:
+        """``x[M, K] @ W.T`` -> ``[M, N]`` in x's dtype (bfloat16 or float16) on the tensor
+        cores, W being the file's blocks ``raw[N, row_bytes]`` of any `KERNEL_TYPES` format
+        with K a multiple of `BLOCKS_CHUNK` (CUDA only): each weight turned into x's dtype as
+        `dequantize` writes it, the products summed in float32 (cuda/gemm_blocks.cuh)."""
+        return self._launch("gemm_blocks", [raw, x],
+                            _blocks_launch(self.backend, ggml_type, raw.shape, raw.dtype,
+                                           x.shape, x.dtype, tiling), init_value)
+
     def round_x(self, x: mx.array, *, init_value: float | None = None) -> mx.array:
         """One activation row ``x[1, K]`` (K a multiple of 32) rounded to 8-bit integers per 32
         values once, exactly as ``gemv_int8`` rounds it in each CTA: the uint8 buffer ``[1,
@@ -655,6 +683,16 @@ def gemm_applies(backend: Backend, ggml_type: GGMLQuantizationType, packed: bool
     return (backend == "cuda" and packed and ggml_type == Q.Q4_0 and len(x_shape) == 2
             and GEMM_ROWS[0] <= x_shape[0] <= GEMM_ROWS[1]
             and x_dtype in MMA_DTYPES)
+
+
+def blocks_applies(backend: Backend, ggml_type: GGMLQuantizationType, packed: bool,
+                   x_shape: tuple[int, ...], x_dtype: mx.Dtype) -> bool:
+    """Whether `gguf_matmul` sends this product to ``gemm_blocks``: the file's blocks of a
+    `KERNEL_TYPES` format on CUDA, rows of a multiple of `BLOCKS_CHUNK` columns, `GEMM_ROWS`
+    activation rows of bfloat16 or float16 (packed Q4_0 has ``gemm_packed``)."""
+    return (backend == "cuda" and not packed and ggml_type in KERNEL_TYPES
+            and len(x_shape) == 2 and x_shape[1] % BLOCKS_CHUNK == 0
+            and GEMM_ROWS[0] <= x_shape[0] <= GEMM_ROWS[1] and x_dtype in MMA_DTYPES)
 
 
 def gated_applies(backend: Backend, ggml_type: GGMLQuantizationType,
@@ -855,6 +893,33 @@ def _gemm_launch(
                 ("ACT", GATED_ACTS[act] if act else 0)]
     return _Launch(template, (tiling.grid(outs, x_shape[0]) * threads, 1, 1), (threads, 1, 1),
                    (x_shape[0], outs), x_dtype)
+
+
+@cache
+def _blocks_launch(
+    backend: Backend, ggml_type: GGMLQuantizationType, raw_shape: tuple[int, ...],
+    raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype,
+    tiling: BlocksTiling | None,
+) -> _Launch:
+    if backend != "cuda":
+        raise ValueError(f"gemm_blocks is a CUDA kernel; got {backend}")
+    rows, cols = _check(raw_shape, raw_dtype, ggml_type)
+    if (len(x_shape) != 2 or x_shape[1] != cols or not x_shape[0]
+            or x_dtype not in MMA_DTYPES):
+        raise ValueError(f"x must be [M, {cols}] bfloat16 or float16 (the tensor cores' "
+                         f"operands); got {x_shape} {x_dtype}")
+    if cols % BLOCKS_CHUNK:
+        raise ValueError(f"gemm_blocks takes rows of a multiple of {BLOCKS_CHUNK} columns; "
+                         f"got {cols}")
+    tiling = tiling or BlocksTiling(rows=gemm_cta_rows(x_shape[0]))
+    if tiling.k_warps * tiling.stages > 8 or tiling.rows % 8:
+        raise ValueError(f"BlocksTiling needs k_warps * stages <= 8 (static shared memory) and "
+                         f"rows a multiple of 8; got {tiling}")
+    threads = tiling.k_warps * 32
+    template = [("GGML_TYPE", int(ggml_type)), ("T", x_dtype), ("WK", tiling.k_warps),
+                ("MT", tiling.rows), ("STAGES", tiling.stages)]
+    return _Launch(template, (tiling.grid(rows, x_shape[0]) * threads, 1, 1), (threads, 1, 1),
+                   (x_shape[0], rows), x_dtype)
 
 
 @cache

@@ -1,0 +1,174 @@
+"""A few activation rows times a format's own blocks on the tensor cores (cuda/gemm_blocks.cuh),
+for every format with kernels, on fresh random blocks and rows every run, against float64
+arithmetic on the weights as the kernel multiplies them: each one rounded once to x's dtype,
+as the dequantizing kernel writes it (test_gemm_packed's `within_bound`).
+
+Paths: ``emulated_cuda`` (the CUDA source compiled for the CPU, the mma's fragments gathered
+across the emulated lanes, NaN-filled output) and the H200 (marked ``gpu``: the library's
+launch on a NaN-poisoned output, and `gguf_matmul`, which picks the kernel). Shapes are awkward
+on purpose: 37 weight rows (a partial tile of 16), activation rows of 3 and 17 (partial tiles
+of 8 and a second CTA row at 16), three chunks of 256 columns (not a multiple of four k-warps,
+and with three k-warps one each).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mlx.core as mx
+import numpy as np
+import pytest
+from gguf import GGMLQuantizationType as T
+from gguf.quants import dequantize as gguf_dequantize
+
+from tests import emulation
+from tests.test_gemm_packed import HALF, NAN, as_float64, rows_of, within_bound
+from tests.test_quant_kernels import KERNELS, TYPES, Matrix, matrix
+from vexel_core.quant.kernels import gguf_matmul, gpu_backend, library
+from vexel_core.quant.kernels.library import (
+    BLOCKS_CHUNK,
+    GEMM_ROWS,
+    BlocksTiling,
+    _blocks_launch,
+    blocks_applies,
+    gemm_applies,
+)
+
+COLS = 3 * BLOCKS_CHUNK
+
+
+@pytest.fixture(scope="session")
+def blocks_emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/kernel_emulation/run_gemm_blocks.cpp built against the kernel sources."""
+    return emulation.build(tmp_path_factory.mktemp("gemm_blocks"), "run_gemm_blocks.cpp",
+                           [KERNELS / "cuda", KERNELS / "common"])
+
+
+def emulated(binary: Path, x: mx.array, m: Matrix, tiling: BlocksTiling) -> np.ndarray:
+    """The kernel in the emulation: y ``[M, N]`` as float64."""
+    assert m.skip == 0
+    args = [int(m.ggml_type), tiling.k_warps, tiling.rows, tiling.stages,
+            int(x.dtype == mx.bfloat16), m.rows, m.buffer.shape[1], x.shape[0], x.shape[1]]
+    out = emulation.run(binary, args, m.buffer.tobytes() + np.array(x.view(mx.uint16)).tobytes())
+    return as_float64(mx.array(np.frombuffer(out, np.uint16)).view(x.dtype)
+                      .reshape(x.shape[0], m.rows))
+
+
+@pytest.mark.parametrize(("m_rows", "tiling"), [(3, BlocksTiling(rows=8)),
+                                                (17, BlocksTiling(rows=16))],
+                         ids=["3rows", "17rows"])
+@pytest.mark.parametrize("ggml_type", TYPES, ids=lambda t: t.name)
+def test_emulated_product_equals_reference(ggml_type: T, m_rows: int, tiling: BlocksTiling,
+                                           rng: np.random.Generator,
+                                           blocks_emulator: Path) -> None:
+    # every element written (the output starts as NaN) and within the bound
+    m = matrix(ggml_type, rng, cols=COLS, rows=37)
+    x = rows_of(rng, m_rows, COLS, mx.bfloat16)
+    y = emulated(blocks_emulator, x, m, tiling)
+    assert np.isfinite(y).all()
+    assert within_bound(y, x, m)
+
+
+@pytest.mark.parametrize("tiling", [BlocksTiling(k_warps=3, rows=16),
+                                    BlocksTiling(k_warps=1, rows=32, stages=3)],
+                         ids=["3warps", "1warp-32rows-3stages"])
+@pytest.mark.parametrize("dtype", HALF, ids=["bf16", "f16"])
+@pytest.mark.parametrize("ggml_type", [T.Q8_0, T.Q4_K, T.Q6_K], ids=lambda t: t.name)
+def test_emulated_other_tilings_and_float16(ggml_type: T, dtype: mx.Dtype,
+                                            tiling: BlocksTiling, rng: np.random.Generator,
+                                            blocks_emulator: Path) -> None:
+    m = matrix(ggml_type, rng, cols=COLS, rows=21)
+    x = rows_of(rng, 5, COLS, dtype)
+    y = emulated(blocks_emulator, x, m, tiling)
+    assert np.isfinite(y).all()
+    assert within_bound(y, x, m)
+
+
+def test_emulated_product_notices_a_wrong_weight(rng: np.random.Generator,
+                                                 blocks_emulator: Path) -> None:
+    # the bound is tight enough to see one Q8_0 weight off by one step of its block's scale d:
+    # in row 3's block of largest |d| (~0.1), element 5 set to q = 2 then 3, where x's value is
+    # 16 and the others ~N(0, 1 / 16^2): an error of 16 |d| against a bound under 0.1 (768
+    # terms: 2^-22 * 768 * sum |x w| ~0.05, plus bfloat16's rounding of sums of ~10, 2^-8)
+    buffer = matrix(T.Q8_0, rng, cols=COLS, rows=16).buffer
+    scales = np.ascontiguousarray(buffer[3].reshape(-1, 34)[:, :2]).view(np.float16)
+    block = int(np.abs(scales.astype(np.float32)).argmax())
+    xs = rng.normal(size=(2, COLS)).astype(np.float32) / 16
+    xs[:, 32 * block + 5] = 16.0
+    x = mx.array(xs).astype(mx.bfloat16)
+    tiling = BlocksTiling(rows=8)
+    ys = []
+    for q in (2, 3):
+        buffer[3, 34 * block + 2 + 5] = q
+        m = Matrix(buffer.copy(), 0, T.Q8_0, gguf_dequantize(buffer, T.Q8_0).astype(np.float64))
+        ys.append(emulated(blocks_emulator, x, m, tiling))
+    assert within_bound(ys[1], x, m)
+    assert not within_bound(ys[0], x, m)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("m_rows", [2, 3, 8, 16])
+@pytest.mark.parametrize("dtype", HALF, ids=["bf16", "f16"])
+@pytest.mark.parametrize("ggml_type", TYPES, ids=lambda t: t.name)
+def test_product_on_the_gpu(ggml_type: T, dtype: mx.Dtype, m_rows: int,
+                            rng: np.random.Generator) -> None:
+    if gpu_backend() != "cuda":
+        pytest.skip("gemm_blocks is a CUDA kernel")
+    m = matrix(ggml_type, rng, cols=5 * BLOCKS_CHUNK, rows=301)
+    x = rows_of(rng, m_rows, 5 * BLOCKS_CHUNK, dtype)
+    got = library("cuda").gemm_blocks(x, m.raw, ggml_type, init_value=NAN)
+    assert got.dtype == dtype and got.shape == (m_rows, 301)
+    y = as_float64(got)
+    assert np.isfinite(y).all()
+    assert within_bound(y, x, m)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("ggml_type", [T.Q8_0, T.Q4_K, T.Q6_K], ids=lambda t: t.name)
+@pytest.mark.parametrize("m_rows", [2, 9, 16])
+def test_gguf_matmul_on_the_gpu(m_rows: int, ggml_type: T, rng: np.random.Generator) -> None:
+    # `gguf_matmul` sends these rows of the file's blocks to gemm_blocks (test_selection); an
+    # unaligned buffer too (the blocks one row in: rows off 16-byte words)
+    if gpu_backend() != "cuda":
+        pytest.skip("gemm_blocks is a CUDA kernel")
+    m = matrix(ggml_type, rng, cols=4096, rows=200, skip=1)
+    x = rows_of(rng, m_rows, 4096, mx.bfloat16)
+    y = as_float64(gguf_matmul(x, m.raw, ggml_type))
+    assert y.shape == (m_rows, 200) and np.isfinite(y).all()
+    assert within_bound(y, x, m)
+
+
+def test_selection() -> None:
+    # the file's blocks of every kernel format on CUDA, GEMM_ROWS rows of a half type, rows of
+    # whole chunks; packed Q4_0 is gemm_packed's
+    lo, hi = GEMM_ROWS
+    for ggml_type in TYPES:
+        assert blocks_applies("cuda", ggml_type, False, (lo, 4096), mx.bfloat16)
+        assert blocks_applies("cuda", ggml_type, False, (hi, 4096), mx.float16)
+    assert not blocks_applies("cuda", T.Q4_K, False, (lo - 1, 4096), mx.bfloat16)
+    assert not blocks_applies("cuda", T.Q4_K, False, (hi + 1, 4096), mx.bfloat16)
+    assert not blocks_applies("cuda", T.Q4_K, False, (8, 4096), mx.float32)
+    assert not blocks_applies("cuda", T.Q8_0, False, (8, 32 * 97), mx.bfloat16)
+    assert not blocks_applies("cuda", T.Q4_0, True, (8, 4096), mx.bfloat16)
+    assert gemm_applies("cuda", T.Q4_0, True, (8, 4096), mx.bfloat16)
+    assert not blocks_applies("metal", T.Q4_K, False, (8, 4096), mx.bfloat16)
+    assert not blocks_applies("cuda", T.F16, False, (8, 4096), mx.bfloat16)
+
+
+def test_launch_refuses_what_it_cannot_compute() -> None:
+    # errors name the parameter and what was expected (planned without a GPU)
+    good = (T.Q4_K, (37, 144 * 3), mx.uint8, (3, 768), mx.bfloat16, None)
+    launch = _blocks_launch("cuda", *good)
+    assert launch.shape == (3, 37) and launch.grid == (3 * 128, 1, 1)  # 3 CTAs of 4 warps
+    assert ("MT", 8) in launch.template and ("GGML_TYPE", int(T.Q4_K)) in launch.template
+    assert _blocks_launch("cuda", *good[:3], (17, 768), mx.float16, None).grid == (6 * 128, 1, 1)
+    with pytest.raises(ValueError, match="CUDA kernel"):
+        _blocks_launch("metal", *good)
+    with pytest.raises(ValueError, match=r"raw must be uint8 \[rows, blocks \* 144\] for Q4_K"):
+        _blocks_launch("cuda", T.Q4_K, (37, 150), *good[2:])
+    with pytest.raises(ValueError, match=r"x must be \[M, 768\] bfloat16 or float16"):
+        _blocks_launch("cuda", *good[:3], (3, 768), mx.float32, None)
+    with pytest.raises(ValueError, match="multiple of 256 columns; got 160"):
+        _blocks_launch("cuda", T.Q8_0, (4, 34 * 5), mx.uint8, (3, 160), mx.bfloat16, None)
+    with pytest.raises(ValueError, match=r"k_warps \* stages <= 8"):
+        _blocks_launch("cuda", *good[:5], BlocksTiling(k_warps=4, stages=3))
