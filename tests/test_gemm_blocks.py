@@ -27,7 +27,7 @@ from tests.test_quant_kernels import KERNELS, TYPES, Matrix, matrix
 from vexel_core.quant.kernels import gguf_matmul, gpu_backend, library
 from vexel_core.quant.kernels.library import (
     BLOCKS_CHUNK,
-    GEMM_ROWS,
+    BLOCKS_ROWS,
     BlocksTiling,
     _blocks_launch,
     blocks_applies,
@@ -125,7 +125,7 @@ def test_product_on_the_gpu(ggml_type: T, dtype: mx.Dtype, m_rows: int,
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("ggml_type", [T.Q8_0, T.Q4_K, T.Q6_K], ids=lambda t: t.name)
-@pytest.mark.parametrize("m_rows", [2, 9, 16])
+@pytest.mark.parametrize("m_rows", [3, 9, 16])
 def test_gguf_matmul_on_the_gpu(m_rows: int, ggml_type: T, rng: np.random.Generator) -> None:
     # `gguf_matmul` sends these rows of the file's blocks to gemm_blocks (test_selection); an
     # unaligned buffer too (the blocks one row in: rows off 16-byte words)
@@ -139,9 +139,9 @@ def test_gguf_matmul_on_the_gpu(m_rows: int, ggml_type: T, rng: np.random.Genera
 
 
 def test_selection() -> None:
-    # the file's blocks of every kernel format on CUDA, GEMM_ROWS rows of a half type, rows of
-    # whole chunks; packed Q4_0 is gemm_packed's
-    lo, hi = GEMM_ROWS
+    # the file's blocks of every kernel format on CUDA, BLOCKS_ROWS rows of a half type, rows
+    # of whole chunks; two rows stay the float kernel's; packed Q4_0 is gemm_packed's
+    lo, hi = BLOCKS_ROWS
     for ggml_type in TYPES:
         assert blocks_applies("cuda", ggml_type, False, (lo, 4096), mx.bfloat16)
         assert blocks_applies("cuda", ggml_type, False, (hi, 4096), mx.float16)

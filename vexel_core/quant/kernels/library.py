@@ -31,6 +31,10 @@ A few activation rows of packed Q4_0 (`GEMM_ROWS`: a batch of decoding requests)
 and turned into an operand in registers. CUDA only: a Metal twin would be written for Apple's
 simdgroup matrices, and is not; Metal keeps the float kernel and the dequantized matrix for
 those rows. Its GPU tests pass on the H200 (session 40, the weights as the A operand).
+A few rows of the file's blocks of every other layout (`BLOCKS_ROWS`: Q8_0, the K formats,
+...) go to ``gemm_blocks`` (cuda/gemm_blocks.cuh): the same product, each lane's operands
+decoded from chunks staged in shared memory as the float kernel stages them. CUDA only too;
+its GPU tests pass on the H200 (session 41).
 
 What is verified (notes/gpu-kernels.md): on an H200, the CUDA kernels equal the reference for
 their formats (tests/test_quant_kernels.py, marked ``gpu``; ``gemv_int8`` with x rounded as it
@@ -258,6 +262,16 @@ MMA_DTYPES = (mx.bfloat16, mx.float16)
 # with two row tiles took 20.7-21.3 us at 2-8 rows of 4096x14336, 1 x 4 with two row tiles
 # 15.5 / 53.0 at 12 rows of 6144x4096 / 28672x4096 (notes/bench/s40/c).
 GEMM_ROWS = (2, 16)
+# Activation rows that `gguf_matmul` sends to ``gemm_blocks``. Session 41 (notes/bench/s41/d,
+# the H200, CUPTI, median of three passes; benchmarks/gemm_blocks.py) at 4096x4096, 28672x4096
+# and 4096x14336 of Q4_K / Q6_K / Q8_0: at 8 rows 18.5-20.8 / 78.3-96.1 / 59.5-88.5 us against
+# the float kernel's 24.1-26.9 / 135.1-170.7 / 83.1-86.4; at 16, 19.6-21.4 / 94.8-106.8 /
+# 61.7-138.2 against the dequantized matrix's 21.2-26.5 / 139.0-162.0 / 75.1-86.5. At two rows
+# the float kernel (one tile of 2) was faster on every shape (0.54-0.88 of this kernel's
+# time), so it keeps them; three rows take its tile of 4, whose cost follows from its 2 and 8
+# row figures (~104 us at Q4_K's 28672x4096 against 78). In the engine (random Q8_0
+# Llama-3-8B, 8 requests of 512 + 128): 868.5 tok/s, ITL p50 8.3 ms, against 716.1 and 10.3.
+BLOCKS_ROWS = (3, 16)
 
 
 def default_gemm_tiling(outs: int, cols: int, m: int, *, gated: bool = False) -> GemmTiling:
@@ -688,11 +702,11 @@ def gemm_applies(backend: Backend, ggml_type: GGMLQuantizationType, packed: bool
 def blocks_applies(backend: Backend, ggml_type: GGMLQuantizationType, packed: bool,
                    x_shape: tuple[int, ...], x_dtype: mx.Dtype) -> bool:
     """Whether `gguf_matmul` sends this product to ``gemm_blocks``: the file's blocks of a
-    `KERNEL_TYPES` format on CUDA, rows of a multiple of `BLOCKS_CHUNK` columns, `GEMM_ROWS`
+    `KERNEL_TYPES` format on CUDA, rows of a multiple of `BLOCKS_CHUNK` columns, `BLOCKS_ROWS`
     activation rows of bfloat16 or float16 (packed Q4_0 has ``gemm_packed``)."""
     return (backend == "cuda" and not packed and ggml_type in KERNEL_TYPES
             and len(x_shape) == 2 and x_shape[1] % BLOCKS_CHUNK == 0
-            and GEMM_ROWS[0] <= x_shape[0] <= GEMM_ROWS[1] and x_dtype in MMA_DTYPES)
+            and BLOCKS_ROWS[0] <= x_shape[0] <= BLOCKS_ROWS[1] and x_dtype in MMA_DTYPES)
 
 
 def gated_applies(backend: Backend, ggml_type: GGMLQuantizationType,

@@ -1,4 +1,4 @@
-// A few activation rows (library.GEMM_ROWS: a batch of decoding requests) times the file's own
+// A few activation rows (library.BLOCKS_ROWS: a batch of decoding requests) times the file's own
 // blocks of any format of formats.h, on the tensor cores. gemm_packed.cuh is the same product
 // for Q4_0 repacked (each lane's operands whole words it loads itself); this one serves the
 // other formats, whose blocks (18 ... 210 bytes) lie on no fixed alignment. It reuses
@@ -9,7 +9,10 @@
 // matmul of the same shape (session 40's "before" column). Here each weight is decoded once,
 // for all rows, into the A operand of mma.sync.m16n8k16: scale * q + min computed in float32
 // and rounded once to x's type, the value the dequantizing kernel writes, so both paths
-// multiply the same weights.
+// multiply the same weights. On the H200 (session 41, CUPTI) 8 rows of 28672x4096 take 78 us
+// of Q4_K against the float kernel's 171, 96 of Q8_0 against 135; 8 requests of a Q8_0 model
+// decode at 869 tok/s against 716. (Not yet at the bytes' pace: 840-1,560 GB/s. The 4096x14336
+// shape has only 256 CTAs of 4 warps, and 8 k-warps did better there in some formats.)
 //
 // A warp owns a tile of 16 weight rows (A) and MT activation rows (B's 8 columns a tile). As
 // kernels.cuh's gemv does, it stages a chunk of GEMM_CHUNK elements of each of its 16 rows into
