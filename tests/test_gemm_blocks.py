@@ -31,6 +31,7 @@ from vexel_core.quant.kernels.library import (
     BlocksTiling,
     _blocks_launch,
     blocks_applies,
+    default_blocks_tiling,
     gemm_applies,
 )
 
@@ -69,9 +70,10 @@ def test_emulated_product_equals_reference(ggml_type: T, m_rows: int, tiling: Bl
     assert within_bound(y, x, m)
 
 
-@pytest.mark.parametrize("tiling", [BlocksTiling(k_warps=3, rows=16),
+@pytest.mark.parametrize("tiling", [BlocksTiling(k_warps=8, stages=1, rows=8),
+                                    BlocksTiling(k_warps=3, rows=16),
                                     BlocksTiling(k_warps=1, rows=32, stages=3)],
-                         ids=["3warps", "1warp-32rows-3stages"])
+                         ids=["8warps-1stage", "3warps", "1warp-32rows-3stages"])
 @pytest.mark.parametrize("dtype", HALF, ids=["bf16", "f16"])
 @pytest.mark.parametrize("ggml_type", [T.Q8_0, T.Q4_K, T.Q6_K], ids=lambda t: t.name)
 def test_emulated_other_tilings_and_float16(ggml_type: T, dtype: mx.Dtype,
@@ -126,13 +128,16 @@ def test_product_on_the_gpu(ggml_type: T, dtype: mx.Dtype, m_rows: int,
 @pytest.mark.gpu
 @pytest.mark.parametrize("ggml_type", [T.Q8_0, T.Q4_K, T.Q6_K], ids=lambda t: t.name)
 @pytest.mark.parametrize("m_rows", [3, 9, 16])
-def test_gguf_matmul_on_the_gpu(m_rows: int, ggml_type: T, rng: np.random.Generator) -> None:
-    # `gguf_matmul` sends these rows of the file's blocks to gemm_blocks (test_selection); an
-    # unaligned buffer too (the blocks one row in: rows off 16-byte words)
+@pytest.mark.parametrize("cols", [4096, 5120])
+def test_gguf_matmul_on_the_gpu(cols: int, m_rows: int, ggml_type: T,
+                                rng: np.random.Generator) -> None:
+    # `gguf_matmul` sends these rows of the file's blocks to gemm_blocks (test_selection) at
+    # its default tilings (5120 columns: 8 k-warps over 20 chunks, one stage); an unaligned
+    # buffer too (the blocks one row in: rows off 16-byte words)
     if gpu_backend() != "cuda":
         pytest.skip("gemm_blocks is a CUDA kernel")
-    m = matrix(ggml_type, rng, cols=4096, rows=200, skip=1)
-    x = rows_of(rng, m_rows, 4096, mx.bfloat16)
+    m = matrix(ggml_type, rng, cols=cols, rows=200, skip=1)
+    x = rows_of(rng, m_rows, cols, mx.bfloat16)
     y = as_float64(gguf_matmul(x, m.raw, ggml_type))
     assert y.shape == (m_rows, 200) and np.isfinite(y).all()
     assert within_bound(y, x, m)
@@ -172,3 +177,15 @@ def test_launch_refuses_what_it_cannot_compute() -> None:
         _blocks_launch("cuda", T.Q8_0, (4, 34 * 5), mx.uint8, (3, 160), mx.bfloat16, None)
     with pytest.raises(ValueError, match=r"k_warps \* stages <= 8"):
         _blocks_launch("cuda", *good[:5], BlocksTiling(k_warps=4, stages=3))
+
+
+def test_default_tiling_follows_the_kernel_table() -> None:
+    # session 41's table (default_blocks_tiling's docstring): 8 k-warps and one stage past 4096
+    # columns, else 4 x 2; one x tile up to 8 rows, two above
+    assert default_blocks_tiling(14336, 8) == BlocksTiling(k_warps=8, stages=1, rows=8)
+    assert default_blocks_tiling(14336, 9) == BlocksTiling(k_warps=8, stages=1, rows=16)
+    assert default_blocks_tiling(4096, 3) == BlocksTiling(k_warps=4, stages=2, rows=8)
+    assert default_blocks_tiling(4096, 16) == BlocksTiling(k_warps=4, stages=2, rows=16)
+    launch = _blocks_launch("cuda", T.Q8_0, (4096, 14336 // 32 * 34), mx.uint8, (8, 14336),
+                            mx.bfloat16, None)
+    assert launch.grid == (256 * 256, 1, 1) and launch.threadgroup == (256, 1, 1)

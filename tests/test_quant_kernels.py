@@ -690,6 +690,12 @@ def test_cuda_kernels_compile_for_sm90(tmp_path: Path) -> None:
     add("gemm_blocks", "Q4_K 9 rows f16",
         _blocks_launch("cuda", T.Q4_K, (8, 16 * 144), mx.uint8, (9, 4096), mx.float16, None),
         {"w": "uint8_t", "x": "__half"}, "__half")
+    for ggml_type in (T.Q8_0, T.Q6_K):  # past 4096 columns: 8 k-warps, one stage
+        launch = _blocks_launch("cuda", ggml_type, (8, 56 * FORMATS[ggml_type].block_bytes
+                                                    * 256 // FORMATS[ggml_type].block_elems),
+                                mx.uint8, (8, 14336), mx.bfloat16, None)
+        add("gemm_blocks", f"{ggml_type.name} 8 rows 14336 columns", launch,
+            {"w": "uint8_t", "x": "__nv_bfloat16"}, "__nv_bfloat16")
     # (MLX's JIT header with its elementwise functors, which the gated mode uses, is compiled
     # into libmlx: tests/nvcc_include holds a stand-in with the same names)
     used = emulation.nvcc_registers("\n".join(preamble), source, tmp_path,

@@ -242,6 +242,17 @@ class BlocksTiling:
         return -(-n // 16) * -(-m // self.rows)
 
 
+def default_blocks_tiling(cols: int, m: int) -> BlocksTiling:
+    """``gemm_blocks``'s tiling for rows of *cols* columns and *m* activation rows, from
+    session 41's kernel table (notes/bench/s41/d/kern.txt): 8 k-warps and one stage past 4096
+    columns, where 4 warps over one tile of 16 rows leave too few warps an SM (4096x14336,
+    us at 2 / 8 / 16 rows: Q8_0 68.4 / 74.4 / 63.2 against 76.6 / 88.5 / 138.2, Q6_K 60.8 /
+    62.0 / 70.2 against 76.1 / 87.9 / 69.1, Q4_K 59.4 / 61.7 / 68.6 against 56.5 / 59.5 /
+    61.7; at 4096 columns 4 x 2 was as fast or faster). Not yet timed in the engine."""
+    rows = gemm_cta_rows(m)
+    return BlocksTiling(k_warps=8, stages=1, rows=rows) if cols > 4096 else BlocksTiling(rows=rows)
+
+
 def gemm_cta_rows(m: int) -> int:
     """Activation rows a ``gemm_packed`` CTA takes for a product of *m* rows: one tile of 8 up
     to 8 (a second would multiply clamped copies), two above."""
@@ -925,7 +936,7 @@ def _blocks_launch(
     if cols % BLOCKS_CHUNK:
         raise ValueError(f"gemm_blocks takes rows of a multiple of {BLOCKS_CHUNK} columns; "
                          f"got {cols}")
-    tiling = tiling or BlocksTiling(rows=gemm_cta_rows(x_shape[0]))
+    tiling = tiling or default_blocks_tiling(cols, x_shape[0])
     if tiling.k_warps * tiling.stages > 8 or tiling.rows % 8:
         raise ValueError(f"BlocksTiling needs k_warps * stages <= 8 (static shared memory) and "
                          f"rows a multiple of 8; got {tiling}")
