@@ -992,7 +992,8 @@ def test_add_norm_takes_the_kernel_where_it_applies(
 ) -> None:
     # RMSNorm.add's choice for a Product, off the GPU: with CUDA's kernels pretended (their
     # launches recorded), one row of an INT8_TYPES weight without a bias is gemv_int8's AddNorm
-    # epilogue; more rows, another format or a bias take the product, then the add and norm.
+    # epilogue; more rows, another format or a bias take the product (3 rows of bf16: on the
+    # tensor cores, gemm_blocks), then the add and norm.
     import vexel_core.quant.kernels as kernels
     import vexel_core.quant.weights as weights
     from vexel_core.model.layers import Product, RMSNorm
@@ -1006,6 +1007,11 @@ def test_add_norm_takes_the_kernel_where_it_applies(
         calls.append("gemv")
         return mx.zeros((x.shape[0], raw.shape[0]), x.dtype)
 
+    def gemm_blocks(self: KernelLibrary, x: mx.array, raw: mx.array, ggml_type: T,
+                    **kw: object) -> mx.array:
+        calls.append("gemm_blocks")
+        return mx.zeros((x.shape[0], raw.shape[0]), x.dtype)
+
     def gemv_add_norm(self: KernelLibrary, x: mx.array, raw: mx.array, ggml_type: T,
                       residual: mx.array, weight: mx.array, eps: float, scratch: mx.array,
                       **kw: object) -> tuple[mx.array, mx.array]:
@@ -1016,12 +1022,14 @@ def test_add_norm_takes_the_kernel_where_it_applies(
     monkeypatch.setattr(weights, "select_for", lambda *a: QuantPath.GGUF_KERNEL)
     monkeypatch.setattr(KernelLibrary, "gemv", gemv)
     monkeypatch.setattr(KernelLibrary, "gemv_add_norm", gemv_add_norm)
+    monkeypatch.setattr(KernelLibrary, "gemm_blocks", gemm_blocks)
     monkeypatch.setattr("vexel_core.model.layers.kernel_backend", lambda: None)
     cols, out = 256, 8
     norm = RMSNorm(mx.ones((out,), mx.bfloat16), NORM_EPS)
-    for ggml_type, rows, bias, kernel in [(T.Q4_0, 1, False, True), (T.Q6_K, 1, False, True),
-                                          (T.Q4_0, 3, False, False), (T.Q5_K, 1, False, False),
-                                          (T.Q8_0, 1, True, False)]:
+    for ggml_type, rows, bias, kernel in [
+            (T.Q4_0, 1, False, "gemv_add_norm"), (T.Q6_K, 1, False, "gemv_add_norm"),
+            (T.Q4_0, 2, False, "gemv"), (T.Q4_0, 3, False, "gemm_blocks"),
+            (T.Q5_K, 1, False, "gemv"), (T.Q8_0, 1, True, "gemv")]:
         w = FORMATS[ggml_type].load(random_raw(ggml_type, out, cols, rng), (out, cols))
         linear = Linear(w, mx.zeros((out,), mx.bfloat16) if bias else None)
         calls.clear()
@@ -1029,7 +1037,7 @@ def test_add_norm_takes_the_kernel_where_it_applies(
                         Product(linear, mx.zeros((rows, cols), mx.bfloat16)))
         mx.eval(h, n)
         assert h.shape == n.shape == (rows, out)
-        assert calls == ["gemv_add_norm" if kernel else "gemv"], (ggml_type, rows, bias)
+        assert calls == [kernel], (ggml_type, rows, bias)
 
 
 # x rounded once beforehand (round_x) and gemv_int8 reading it so (XPRE 1: copied into each
@@ -1123,7 +1131,8 @@ def test_gated_matmul_takes_the_kernel_where_it_applies(
     # BlockWeight.gated_matmul's choice, off the GPU: with CUDA's kernels pretended (their
     # launches recorded), one row of an INT8_TYPES weight is gemv_int8's gated mode with the
     # activation's kernel name; more rows, another format, or an activation without a kernel
-    # name take the product (then the split and act(g) * u). GatedMLP names SiLU and GELU.
+    # name take the product (then the split and act(g) * u; 3 rows of bf16 on the tensor
+    # cores, gemm_blocks, which has no gated mode). GatedMLP names SiLU and GELU.
     import vexel_core.quant.kernels as kernels
     import vexel_core.quant.weights as weights
     from vexel_core.model.layers import GatedMLP, gelu_tanh
@@ -1140,17 +1149,25 @@ def test_gated_matmul_takes_the_kernel_where_it_applies(
 
     monkeypatch.setattr(kernels, "gpu_backend", lambda: "cuda")
     monkeypatch.setattr(weights, "select_for", lambda *a: QuantPath.GGUF_KERNEL)
+    def gemm_blocks(self: KernelLibrary, x: mx.array, raw: mx.array, ggml_type: T,
+                    **kw: object) -> mx.array:
+        calls.append((ggml_type, x.shape[0], "gemm_blocks"))
+        return mx.zeros((x.shape[0], raw.shape[0]), x.dtype)
+
     monkeypatch.setattr(KernelLibrary, "gemv", gemv)
-    for ggml_type, rows, act, kernel in [(T.Q4_0, 1, "silu", True), (T.Q6_K, 1, "gelu_tanh", True),
-                                         (T.Q4_0, 3, "silu", False), (T.Q5_K, 1, "silu", False),
-                                         (T.Q8_0, 1, None, False)]:
+    monkeypatch.setattr(KernelLibrary, "gemm_blocks", gemm_blocks)
+    for ggml_type, rows, act, kernel in [(T.Q4_0, 1, "silu", "silu"),
+                                         (T.Q6_K, 1, "gelu_tanh", "gelu_tanh"),
+                                         (T.Q4_0, 2, "silu", None),
+                                         (T.Q4_0, 3, "silu", "gemm_blocks"),
+                                         (T.Q5_K, 1, "silu", None), (T.Q8_0, 1, None, None)]:
         cols = 256
         w = FORMATS[ggml_type].load(random_raw(ggml_type, 8, cols, rng), (8, cols))
         calls.clear()
         x = mx.zeros((rows, cols), mx.bfloat16)
         y = w.gated_matmul(x, mx.abs, act)
         assert y.shape == (rows, 4)
-        assert calls == [(ggml_type, rows, act if kernel else None)]
+        assert calls == [(ggml_type, rows, kernel)]
     gate_up = Linear(FORMATS[T.Q4_0].load(random_raw(T.Q4_0, 8, 256, rng), (8, 256)))
     down = Linear(weights.DenseWeight(mx.zeros((256, 4), mx.bfloat16)))
     for act_fn, name in ((nn.silu, "silu"), (gelu_tanh, "gelu_tanh"), (nn.relu, None)):
@@ -1492,7 +1509,7 @@ def test_cuda_headers_are_included_by_path(tmp_path: Path) -> None:
     assert all(line.startswith('#include "/') and line.endswith('"') for line in lines)
     assert [Path(line[10:-1]).name for line in lines] == [
         "prelude.cuh", "decode.h", "formats.h", "memory.cuh", "kernels.cuh", "gemv_int8.cuh",
-        "gemv_packed.cuh", "feed_forward.cuh", "gemm_packed.cuh"]
+        "gemv_packed.cuh", "feed_forward.cuh", "gemm_packed.cuh", "gemm_blocks.cuh"]
     assert all(Path(line[10:-1]).is_file() for line in lines)
     # a path a quoted include cannot spell is inlined instead
     odd = tmp_path / 'say "hi".cuh'
