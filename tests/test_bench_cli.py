@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import mlx.core as mx
+import numpy as np
 import pytest
 
 from tests.helpers import benchmark_module
@@ -46,6 +47,38 @@ def test_bench_prints_table_and_writes_json(tmp_path: Path) -> None:
     assert all(n == ctx == 20 for s in steps for n, ctx in s["prefill_chunks"])
     assert [s["start_s"] for s in steps] == sorted(s["start_s"] for s in steps)
     assert all(s["launch_s"] >= s["submit_s"] >= 0 and s["wait_s"] >= 0 for s in steps)
+
+
+@pytest.mark.parametrize("dtype", ["q8_0", "q4_0", "q4_k", "q6_k"])
+def test_random_quantized_model_has_sane_weights(dtype: str, tmp_path: Path) -> None:
+    # every matrix of the --random file in the asked format, its scales set (random bytes
+    # there would make NaN or weights up to 65504 times a code): finite, and at most 128
+    # times 0.5 / sqrt(columns) (Q8_0's largest code; the K formats' d is divided by their
+    # sub-block scales, so that Q4_K reaches ~32 times it and Q6_K 64)
+    from gguf import GGUFReader
+    from gguf.quants import dequantize
+
+    from vexel_core.bench.random_model import DTYPES, write_random_model
+    from vexel_core.cli.bench import bench
+
+    assert list(next(p for p in bench.params if p.name == "dtype").type.choices) == list(DTYPES)
+    path = write_random_model(tmp_path / "m.gguf", "small", dtype)
+    matrices = [t for t in GGUFReader(path).tensors if len(t.shape) == 2]
+    assert len(matrices) == 2 + 7 * 4  # embedding, output, seven a block
+    for t in matrices:
+        assert t.tensor_type.name == DTYPES[dtype], t.name
+        w = dequantize(t.data, t.tensor_type)
+        bound = 128 * 0.5 / np.sqrt(w.shape[1])
+        assert np.isfinite(w).all() and 0 < np.abs(w).max() <= bound, (t.name, np.abs(w).max())
+
+
+def test_random_model_refuses_rows_its_blocks_cannot_pack(tmp_path: Path) -> None:
+    from vexel_core.bench.random_model import write_random_model
+    from vexel_core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="blocks of 256 values; preset 'tiny' has rows of 128"):
+        write_random_model(tmp_path / "m.gguf", "tiny", "q4_k")
+    assert not list(tmp_path.iterdir())
 
 
 def test_bench_refuses_a_peer_without_a_preset(tmp_path: Path) -> None:

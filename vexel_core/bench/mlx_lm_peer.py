@@ -1,8 +1,9 @@
 """mlx-lm's `BatchGenerator` on the same shape and workload, in the same process.
 
 mlx-lm cannot read these GGUF files' quantized blocks, so its model is built from the same
-preset with random weights (bf16, or MLX affine 8/4-bit with group 32, the group of Q8_0 and
-Q4_0). Its batching keeps one contiguous cache; it is the peer on the same MLX backend.
+preset with random weights (bf16, or MLX affine 8/6/4-bit with groups of 32: the blocks of
+Q8_0 and Q4_0 and Q4_K's sub-blocks; Q6_K's are 16). Its batching keeps one contiguous cache;
+it is the peer on the same MLX backend.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def build_mlx_lm_model(preset_name: str, dtype: str) -> nn.Module:
     )
     model = Model(args)
     model.set_dtype(mx.bfloat16 if dtype != "f16" else mx.float16)
-    bits = {"q8_0": 8, "q4_0": 4}.get(dtype)
+    bits = {"q8_0": 8, "q4_0": 4, "q4_k": 4, "q6_k": 6}.get(dtype)
     if bits:
         nn.quantize(model, group_size=32, bits=bits)
     mx.eval(model.parameters())

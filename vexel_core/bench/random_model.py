@@ -15,6 +15,7 @@ from gguf import GGML_QUANT_SIZES, GGMLQuantizationType, GGUFWriter
 
 from vexel_core.errors import ConfigError
 from vexel_core.gguf.writer import finish
+from vexel_core.quant.measure import F16_FIELDS
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,11 @@ PRESETS = {
     "small": Preset(512, 4, 1536, 8, 4, 4096, context=2048),  # CPU: a minute end to end
     "tiny": Preset(128, 2, 384, 4, 2, 1024, context=1024),
 }
-DTYPES = {"bf16": "BF16", "f16": "F16", "f32": "F32", "q8_0": "Q8_0", "q4_0": "Q4_0"}
+DTYPES = {"bf16": "BF16", "f16": "F16", "f32": "F32", "q8_0": "Q8_0", "q4_0": "Q4_0",
+          "q4_k": "Q4_K", "q6_k": "Q6_K"}
+# The K formats multiply d by a sub-block scale (Q4_K: 6 bits, ~32; Q6_K: int8, ~64): d is
+# divided by it so that weights stay near the legacy formats' magnitudes.
+_SUB_SCALE = {"Q4_K": 32.0, "Q6_K": 64.0}
 
 
 def _matrix(
@@ -53,7 +58,9 @@ def _matrix(
         return ((bits & 0x83FF) | np.uint16(8 << 10)).astype(np.uint16).view(np.float16), t
     block, size = GGML_QUANT_SIZES[t]
     raw = rng.integers(0, 256, size=(rows, cols // block, size), dtype=np.uint8)
-    raw[:, :, 0:2] = np.frombuffer(np.float16(0.5 / np.sqrt(cols)).tobytes(), dtype=np.uint8)
+    scale = np.float16(0.5 / np.sqrt(cols) / _SUB_SCALE.get(qtype, 1.0))
+    for offset in F16_FIELDS[qtype]:  # d (and dmin): sane values, never NaN
+        raw[:, :, offset : offset + 2] = np.frombuffer(scale.tobytes(), dtype=np.uint8)
     return raw.reshape(rows, -1), t
 
 
@@ -64,10 +71,15 @@ def write_random_model(path: Path, preset_name: str, dtype: str, seed: int = 0) 
             f"unknown --random preset {preset_name!r}; choose from {', '.join(PRESETS)}")
     if dtype not in DTYPES:
         raise ConfigError(f"unknown --dtype {dtype!r}; choose from {', '.join(DTYPES)}")
-    if path.exists():
-        return path
     p = PRESETS[preset_name]
     qtype = DTYPES[dtype]
+    block = GGML_QUANT_SIZES[GGMLQuantizationType[qtype]][0]
+    if p.hidden % block or p.ffn % block:
+        raise ConfigError(
+            f"--dtype {dtype} packs rows in blocks of {block} values; preset {preset_name!r} "
+            f"has rows of {p.hidden} and {p.ffn}: choose another preset or dtype")
+    if path.exists():
+        return path
     rng = np.random.default_rng(seed)
     head_dim = p.hidden // p.heads
     path.parent.mkdir(parents=True, exist_ok=True)
