@@ -78,17 +78,7 @@ __device__ __forceinline__ void gemm_blocks(const uint8_t* w, const T* x, T* y, 
 
   // run 0 and run 1 of each pair in accumulators of their own: two chains of dependent mma
   float acc[2][MTILES][4] = {};
-#pragma unroll
-  for (int i = 0; i < STAGES - 1; ++i) {
-    if (i < mine) issue(i);
-    cp_async_commit();
-  }
-  for (int i = 0; i < mine; ++i) {
-    if (i + STAGES - 1 < mine) issue(i + STAGES - 1);
-    cp_async_commit();
-    cp_async_wait<STAGES - 1>();
-    __syncwarp();
-
+  staged_loop<STAGES>(mine, issue, [&](int i) {
     const int ch = wk + i * WK;
     for (int k = lane; k < 16 * C::GROUPS; k += 32) {
       const int r = k / C::GROUPS, gi = k % C::GROUPS;
@@ -126,8 +116,7 @@ __device__ __forceinline__ void gemm_blocks(const uint8_t* w, const T* x, T* y, 
         }
       }
     }
-    __syncwarp();  // the next issue overwrites this stage
-  }
+  });
 
 #pragma unroll
   for (int v = 0; v < MTILES * 4; ++v) (&acc[0][0][0])[v] += (&acc[1][0][0])[v];

@@ -32,6 +32,26 @@ struct Chunk {
   static_assert(BLOCKS * F::BE == CHUNK_ELEMS && ITEMS * 32 == BLOCKS * F::P, "chunk shape");
 };
 
+// A warp's pipeline over `count` staged items: issue(i) starts item i's asynchronous copies,
+// body(i) uses them once they have landed. STAGES - 1 items are in flight while one is used;
+// the stage body(i) read is free again when it returns.
+template <int STAGES, class Issue, class Body>
+__device__ __forceinline__ void staged_loop(int count, Issue&& issue, Body&& body) {
+#pragma unroll
+  for (int i = 0; i < STAGES - 1; ++i) {
+    if (i < count) issue(i);
+    cp_async_commit();
+  }
+  for (int i = 0; i < count; ++i) {
+    if (i + STAGES - 1 < count) issue(i + STAGES - 1);
+    cp_async_commit();
+    cp_async_wait<STAGES - 1>();
+    __syncwarp();
+    body(i);
+    __syncwarp();  // the next issue overwrites this stage
+  }
+}
+
 // Decode the (scale, min) of every group of the valid blocks of one staged chunk.
 template <class F>
 __device__ __forceinline__ void decode_groups(const uint8_t* blocks, int valid, float2* out,
@@ -77,17 +97,7 @@ __device__ __forceinline__ void gemv(const uint8_t* w, const T* x, T* y, int N, 
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) acc[m][r] = 0.0f;
 
-#pragma unroll
-  for (int i = 0; i < STAGES - 1; ++i) {
-    if (i < mine) issue(i);
-    cp_async_commit();
-  }
-  for (int i = 0; i < mine; ++i) {
-    if (i + STAGES - 1 < mine) issue(i + STAGES - 1);
-    cp_async_commit();
-    cp_async_wait<STAGES - 1>();
-    __syncwarp();
-
+  staged_loop<STAGES>(mine, issue, [&](int i) {
     const int c = warp + i * WARPS;
     const int valid = min(C::BLOCKS, nb - c * C::BLOCKS);
     const uint8_t* blk[ROWS];
@@ -138,8 +148,7 @@ __device__ __forceinline__ void gemv(const uint8_t* w, const T* x, T* y, int N, 
         }
       }
     }
-    __syncwarp();  // the next issue overwrites this stage
-  }
+  });
 
 #pragma unroll
   for (int m = 0; m < MT; ++m)
