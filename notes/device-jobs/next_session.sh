@@ -12,30 +12,33 @@
 # .devkit is not in git. In a fresh checkout: `bash notes/device-jobs/devkit_fill.sh` (from
 # ../shared and PyPI: setup.sh, wheels, peers, extra for the whole suite, pyspy).
 #
-# Written at the end of session 40. Main then: `gemm_packed` with the weights as the tensor
-# cores' A operand (16 weight rows a tile, x's rows B's 8 columns) for 2-16 activation rows,
-# with its gated mode (act(g) * u of the fused gate/up weight in the launch): 8 requests of
-# 512 + 128 at 1,602 tok/s (`vexel bench`, call C; ab.py in call B: 1,444 against session 39's
-# 1,216 and --no-gemm's 741). One request unchanged (446.0 beside llama.cpp's 348.87, s39).
+# Written at the end of session 41. Main then: gemm_packed with the tiling by shape (8 requests
+# of 512 + 128 Q4_0 at 1,608-1,717 tok/s, 16 at 2,389; llama.cpp 879 and 1,230 in the same
+# session, mlx-lm 22.3), and gemm_blocks (3-16 rows of every other format on the tensor cores:
+# 8 Q8_0 requests 869 tok/s against the float kernel's 716). One request unchanged (446.0
+# beside llama.cpp's 348.87, session 39).
 #
-# A: (~550 s) `s41_a.sh`: main against branch next/gemm-scaled (q - 8 exact in x's type, the
-#    block's scale applied after the mma: ~260 instructions a warp's round against ~400, SASS
-#    counted here; the kernel is issue-bound: 42 us at 2 rows and at 8 of 28672x4096), GPU
-#    tests of both (main's gated mode at 2 rows not yet run on a GPU), kernel tables, engine at
-#    8 and 16 requests. Merge the branch if the engine says faster.
-# B: (~750 s) `s41_b.sh`: Nsight Compute on gemm_packed (where do 42 us go, when the bytes'
-#    pace is ~18 us and 2 rows cost as much as 8?) beside llama.cpp's build at nice 19; then the
-#    three engines at 8 requests: llama-batched-bench -npl 1,8 and `vexel bench --compare
-#    mlx-lm` (400 s: mlx-lm's batch did not finish in 150 s in session 40). The README's
-#    8-request row has no peer until this runs.
-# C: `s41_c.sh` (next/gemm-tilings: the tiling by shape, against main in the engine; choose the
-#    tilings again from A's table first if the scaled kernel merged). Then gemm_packed toward
-#    its bytes, from B's profile. Candidates beyond A's: the short life of each CTA (8 rounds a warp at 4,096 columns, 4.5 waves at 28672 rows: the load pipeline
-#    drains and refills per CTA; a persistent grid, as gemv_packed's 1,056 CTAs, keeps it full);
-#    x through L2 (each 16-row CTA reads all of x: 1.8x the weight's bytes at 8 rows).
-#    Q4_K / Q6_K / Q8_0 at 2-16 rows still take the float kernel.
-# D: the one-request step (2.08 ms where the GPU paces it; 600 tok/s needs 1.67): the levers
-#    left are in notes/closing-note-s38.md ("Why 600 tok/s is not reached").
+# A: (~450 s) `s42_a.sh`: GPU tests of what merged after session 41's device time ran out
+#    (gemm_blocks' 8 k-warp default past 4096 columns; the float kernel through staged_loop),
+#    gemm_blocks' table at 3 rows (BLOCKS_ROWS = 3-16 rests on an estimate at 3), and the
+#    engine on a random Q4_K Llama-3-8B (`--dtype q4_k`, new) with and without gemm_blocks.
+# B: llama.cpp on the same Q4_K file beside Vexel (a Q4_K_M-like model is what users run):
+#    s41_b2.sh with `--dtype q4_k` and M=random-llama3-8b-q4_k.gguf (build at nice 19 ~320 s,
+#    then llama-batched-bench -npl 1,8,16 and `vexel bench -n 8`; one request too:
+#    `vexel bench -n 1 --prompt-len 128 --output-len 256`, gemv_int8's Q4_K path).
+# C: peak memory. 8 Q4_0 requests of 512 + 128 peak at 46.7 GiB and 16 at 66.7 (4.5 GB of
+#    weights, a 16 GiB KV pool); mlx-lm 38.2. The extra ~26 and ~46 GiB grow with the step's
+#    prompt tokens about as every layer's activations (and attention scores) alive at once
+#    would. A guess to test, not checked in MLX's source: MLX's CUDA backend frees a graph's
+#    buffers only once the GPU has run it (graphs of 20 nodes, MLX_MAX_OPS_PER_BUFFER), and
+#    the host enqueues a whole 32-layer prefill step before the GPU is far into it. Probe: `vexel bench -n 16` with MLX_MAX_OPS_PER_BUFFER=5 and with an
+#    mx.eval every few layers of a prefill step (ab.py change), peak memory and TTFT beside.
+#    On Apple Silicon's unified memory this peak is the user's RAM.
+# D: gemm_blocks toward its bytes (840-1,560 GB/s; gemm_packed reaches 1,565 on Q4_0 at 42 us):
+#    Nsight Compute on Q4_K 28672x4096 at 8 rows first (shared-memory bank conflicts of the
+#    2-byte piece reads? cp.async waits?), then a gated mode (act(g) * u in the launch).
+# E: gemm_packed toward its bytes and the one-request step: session 41's list (B of the last
+#    plan: ncu on gemm_packed; a persistent grid; x through L2) and notes/closing-note-s38.md.
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
