@@ -29,11 +29,18 @@
 # C: peak memory. 8 Q4_0 requests of 512 + 128 peak at 46.7 GiB and 16 at 66.7 (4.5 GB of
 #    weights, a 16 GiB KV pool); mlx-lm 38.2. The extra ~26 and ~46 GiB grow with the step's
 #    prompt tokens about as every layer's activations (and attention scores) alive at once
-#    would. A guess to test, not checked in MLX's source: MLX's CUDA backend frees a graph's
-#    buffers only once the GPU has run it (graphs of 20 nodes, MLX_MAX_OPS_PER_BUFFER), and
-#    the host enqueues a whole 32-layer prefill step before the GPU is far into it. Probe: `vexel bench -n 16` with MLX_MAX_OPS_PER_BUFFER=5 and with an
-#    mx.eval every few layers of a prefill step (ab.py change), peak memory and TTFT beside.
-#    On Apple Silicon's unified memory this peak is the user's RAM.
+#    would. What MLX's source says (ml-explore/mlx at 846d176, read in session 41):
+#    backend/cuda/eval.cpp keeps every input of a launched op alive until the GPU has run
+#    it ("add_temporary"), committed in graphs of ~20 nodes (MLX_MAX_OPS_PER_BUFFER); and
+#    transforms.cpp's eval loop waits for a commit to finish only past 10 tasks in flight or
+#    past the memory limit, which the CUDA allocator sets at 95% of the GPU's memory (134 GB
+#    here; Metal's is the recommended working set). So nothing bounds the peak below ~134 GB
+#    on the H200 but the task count. Probe: `vexel bench -n 16` under mx.set_memory_limit
+#    (python3 -c "import mlx.core as mx, sys; mx.set_memory_limit(32 << 30); from
+#    vexel_core.cli import console_main; sys.argv = ['vexel', *ARGS]; console_main()"), peak
+#    memory and TTFT beside the default; if it holds, the engine sets a limit from its own
+#    budget (weights + KV pool + a step's working set). On Apple Silicon this peak is the
+#    user's RAM.
 # D: gemm_blocks toward its bytes (840-1,560 GB/s; gemm_packed reaches 1,565 on Q4_0 at 42 us):
 #    Nsight Compute on Q4_K 28672x4096 at 8 rows first (shared-memory bank conflicts of the
 #    2-byte piece reads? cp.async waits?), then a gated mode (act(g) * u in the launch).
