@@ -11,12 +11,12 @@
 // and rounded once to x's type, the value the dequantizing kernel writes, so both paths
 // multiply the same weights. On the H200 (session 41, CUPTI) 8 rows of 28672x4096 take 78 us
 // of Q4_K against the float kernel's 171, 96 of Q8_0 against 135; 8 requests of a Q8_0 model
-// decode at 869 tok/s against 716. (Not yet at the bytes' pace: 840-1,560 GB/s. The 4096x14336
-// shape has only 256 CTAs of 4 warps, and 8 k-warps did better there in some formats.)
+// decode at 869 tok/s against 716. (Not yet at the bytes' pace: 840-1,560 GB/s. Rows past 4096
+// columns take 8 k-warps, library.default_blocks_tiling: 4096 rows make only 256 CTAs.)
 //
 // A warp owns a tile of 16 weight rows (A) and MT activation rows (B's 8 columns a tile). As
 // kernels.cuh's gemv does, it stages a chunk of GEMM_CHUNK elements of each of its 16 rows into
-// shared memory with 16-byte asynchronous copies (STAGES chunks in flight), decodes the chunk's
+// shared memory with 16-byte asynchronous copies (kernels.cuh's staged_loop), decodes the chunk's
 // (scale, min) groups there once, then reads its pieces (formats.h: 8 elements, two runs of 4
 // consecutive ones) from it. The order of k inside an mma is free as long as A and B agree:
 // lane (g, t) = (lane / 4, lane % 4) takes piece 4s + t of the chunk for pair s (0..7) of
