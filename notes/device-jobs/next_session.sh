@@ -22,10 +22,9 @@
 #    (gemm_blocks' 8 k-warp default past 4096 columns; the float kernel through staged_loop),
 #    gemm_blocks' table at 3 rows (BLOCKS_ROWS = 3-16 rests on an estimate at 3), and the
 #    engine on a random Q4_K Llama-3-8B (`--dtype q4_k`, new) with and without gemm_blocks.
-# B: llama.cpp on the same Q4_K file beside Vexel (a Q4_K_M-like model is what users run):
-#    s41_b2.sh with `--dtype q4_k` and M=random-llama3-8b-q4_k.gguf (build at nice 19 ~320 s,
-#    then llama-batched-bench -npl 1,8,16 and `vexel bench -n 8`; one request too:
-#    `vexel bench -n 1 --prompt-len 128 --output-len 256`, gemv_int8's Q4_K path).
+# B: (~500 s) `s42_b.sh`: llama.cpp on the same Q4_K file beside Vexel (a Q4_K_M-like model
+#    is what users run): one request (gemv_int8's Q4_K path) and 8 requests while llama.cpp
+#    builds at nice 19 (~320 s), then llama-bench tg128 and llama-batched-bench -npl 1,8,16.
 # C: peak memory. 8 Q4_0 requests of 512 + 128 peak at 46.7 GiB and 16 at 66.7 (4.5 GB of
 #    weights, a 16 GiB KV pool); mlx-lm 38.2. The extra ~26 and ~46 GiB grow with the step's
 #    prompt tokens about as every layer's activations (and attention scores) alive at once
@@ -35,12 +34,10 @@
 #    transforms.cpp's eval loop waits for a commit to finish only past 10 tasks in flight or
 #    past the memory limit, which the CUDA allocator sets at 95% of the GPU's memory (134 GB
 #    here; Metal's is the recommended working set). So nothing bounds the peak below ~134 GB
-#    on the H200 but the task count. Probe: `vexel bench -n 16` under mx.set_memory_limit
-#    (python3 -c "import mlx.core as mx, sys; mx.set_memory_limit(32 << 30); from
-#    vexel_core.cli import console_main; sys.argv = ['vexel', *ARGS]; console_main()"), peak
-#    memory and TTFT beside the default; if it holds, the engine sets a limit from its own
-#    budget (weights + KV pool + a step's working set). On Apple Silicon this peak is the
-#    user's RAM.
+#    on the H200 but the task count. Probe (~250 s): `s42_c.sh`, `vexel bench -n 16` under
+#    mx.set_memory_limit at MLX's default, 32 and 24 GiB: peak memory and TTFT; if it holds,
+#    the engine sets a limit from its own budget (weights + KV pool + a step's working set).
+#    On Apple Silicon this peak is the user's RAM.
 # D: gemm_blocks toward its bytes (840-1,560 GB/s; gemm_packed reaches 1,565 on Q4_0 at 42 us):
 #    Nsight Compute on Q4_K 28672x4096 at 8 rows first (shared-memory bank conflicts of the
 #    2-byte piece reads? cp.async waits?), then a gated mode (act(g) * u in the launch).
