@@ -254,12 +254,12 @@ def default_blocks_tiling(cols: int, m: int) -> BlocksTiling:
 
 
 def gemm_cta_rows(m: int) -> int:
-    """Activation rows a ``gemm_packed`` CTA takes for a product of *m* rows: one tile of 8 up
-    to 8 (a second would multiply clamped copies), two above."""
+    """Activation rows a ``gemm_packed`` or ``gemm_blocks`` CTA takes for a product of *m*
+    rows: one tile of 8 up to 8 (a second would multiply clamped copies), two above."""
     return 8 if m <= 8 else 16
 
 
-# x's dtypes that ``gemm_packed`` takes: the tensor cores' operand types
+# x's dtypes that ``gemm_packed`` and ``gemm_blocks`` take: the tensor cores' operand types
 MMA_DTYPES = (mx.bfloat16, mx.float16)
 # Activation rows that `gguf_matmul` sends to `gemm_packed`: below, one row takes
 # ``gemv_int8``; above, the matrix dequantized for MLX's matmul (session 39's first version of
@@ -905,10 +905,7 @@ def _gemm_launch(
     if backend != "cuda":
         raise ValueError(f"gemm_packed is a CUDA kernel; got {backend}")
     rows, cols = _packed_shape(shape, w_dtype)
-    if (len(x_shape) != 2 or x_shape[1] != cols or not x_shape[0]
-            or x_dtype not in MMA_DTYPES):
-        raise ValueError(f"x must be [M, {cols}] bfloat16 or float16 (the tensor cores' "
-                         f"operands); got {x_shape} {x_dtype}")
+    _check_mma_x(x_shape, x_dtype, cols)
     _check_gated("gemm_packed", act, rows)
     outs = rows // 2 if act else rows
     tiling = tiling or default_gemm_tiling(outs, cols, x_shape[0], gated=act is not None)
@@ -929,10 +926,7 @@ def _blocks_launch(
     if backend != "cuda":
         raise ValueError(f"gemm_blocks is a CUDA kernel; got {backend}")
     rows, cols = _check(raw_shape, raw_dtype, ggml_type)
-    if (len(x_shape) != 2 or x_shape[1] != cols or not x_shape[0]
-            or x_dtype not in MMA_DTYPES):
-        raise ValueError(f"x must be [M, {cols}] bfloat16 or float16 (the tensor cores' "
-                         f"operands); got {x_shape} {x_dtype}")
+    _check_mma_x(x_shape, x_dtype, cols)
     if cols % BLOCKS_CHUNK:
         raise ValueError(f"gemm_blocks takes rows of a multiple of {BLOCKS_CHUNK} columns; "
                          f"got {cols}")
@@ -981,6 +975,15 @@ def _check(shape: tuple[int, ...], dtype: mx.Dtype, ggml_type: GGMLQuantizationT
             f"got {shape} {dtype}"
         )
     return shape[0], shape[1] // nbytes * elems
+
+
+def _check_mma_x(x_shape: tuple[int, ...], x_dtype: mx.Dtype, cols: int) -> None:
+    """A ValueError unless x is ``[M, cols]`` (M > 0) of a tensor-core operand type
+    (`gemm_packed`'s and `gemm_blocks`' x)."""
+    if (len(x_shape) != 2 or x_shape[1] != cols or not x_shape[0]
+            or x_dtype not in MMA_DTYPES):
+        raise ValueError(f"x must be [M, {cols}] bfloat16 or float16 (the tensor cores' "
+                         f"operands); got {x_shape} {x_dtype}")
 
 
 def _check_gated(kernel: str, act: GatedAct | None, rows: int) -> None:

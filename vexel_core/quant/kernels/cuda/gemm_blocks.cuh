@@ -2,7 +2,7 @@
 // blocks of any format of formats.h, on the tensor cores. gemm_packed.cuh is the same product
 // for Q4_0 repacked (each lane's operands whole words it loads itself); this one serves the
 // other formats, whose blocks (18 ... 210 bytes) lie on no fixed alignment. It reuses
-// gemm_packed.cuh's mma_16816 and pack_pair.
+// gemm_packed.cuh's mma_16816, pack_pair and sum_k_slices.
 //
 // Why: those rows took the float kernel (kernels.cuh's gemv), which multiplies every weight
 // once per activation row in float32 and is issue-bound: at 8 rows it takes ~3x MLX's bf16
@@ -120,19 +120,7 @@ __device__ __forceinline__ void gemm_blocks(const uint8_t* w, const T* x, T* y, 
 
 #pragma unroll
   for (int v = 0; v < MTILES * 4; ++v) (&acc[0][0][0])[v] += (&acc[1][0][0])[v];
-  if constexpr (WK > 1) {  // the k-slices' sums, added in a fixed order by the first warp
-    __shared__ float part[WK - 1][MTILES * 4][32];
-    if (wk > 0) {
-#pragma unroll
-      for (int v = 0; v < MTILES * 4; ++v) part[wk - 1][v][lane] = (&acc[0][0][0])[v];
-    }
-    __syncthreads();
-    if (wk > 0) return;
-#pragma unroll
-    for (int v = 0; v < MTILES * 4; ++v) {
-      for (int k = 0; k < WK - 1; ++k) (&acc[0][0][0])[v] += part[k][v][lane];
-    }
-  }
+  if (!sum_k_slices<1, WK, MTILES * 4>(&acc[0][0][0], 0, wk, lane)) return;
   // D's rows are weight rows g and g + 8, its columns x's rows 2t, 2t + 1 of each tile
 #pragma unroll
   for (int m = 0; m < MTILES; ++m) {

@@ -113,6 +113,27 @@ __device__ __forceinline__ void weight_pairs(uint32_t n, float d, uint32_t (&b)[
   b[1] = pack_pair(d * v2, d * v3, static_cast<const T*>(nullptr));
 }
 
+// The sums of a CTA's WK k-slices (warps wk = 0 .. WK - 1 of each of its WN row warps), added
+// through shared memory in a fixed order: afterwards warp (wn, 0) holds its rows' totals in
+// acc[0 .. VALS) and gets true; the other slices get false and are done.
+template <int WN, int WK, int VALS>
+__device__ __forceinline__ bool sum_k_slices(float* acc, int wn, int wk, int lane) {
+  if constexpr (WK > 1) {
+    __shared__ float part[WK - 1][WN][VALS][32];
+    if (wk > 0) {
+#pragma unroll
+      for (int v = 0; v < VALS; ++v) part[wk - 1][wn][v][lane] = acc[v];
+    }
+    __syncthreads();
+    if (wk > 0) return false;
+#pragma unroll
+    for (int v = 0; v < VALS; ++v) {
+      for (int k = 0; k < WK - 1; ++k) acc[v] += part[k][wn][v][lane];
+    }
+  }
+  return true;
+}
+
 template <class T, int WN, int WK, int NT, int MT, int AHEAD, int ACT>
 __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, int N,
                                             int row_bytes, int M) {
@@ -230,20 +251,7 @@ __device__ __forceinline__ void gemm_packed(const uint8_t* w, const T* x, T* y, 
 
 #pragma unroll
   for (int v = 0; v < MTILES * TILES * 4; ++v) (&acc[0][0][0])[v] += (&odd[0][0][0])[v];
-  if constexpr (WK > 1) {  // the k-slices' sums, added in a fixed order by the first slice
-    constexpr int VALS = MTILES * TILES * 4;
-    __shared__ float part[WK - 1][WN][VALS][32];
-    if (wk > 0) {
-#pragma unroll
-      for (int v = 0; v < VALS; ++v) part[wk - 1][wn][v][lane] = (&acc[0][0][0])[v];
-    }
-    __syncthreads();
-    if (wk > 0) return;
-#pragma unroll
-    for (int v = 0; v < VALS; ++v) {
-      for (int k = 0; k < WK - 1; ++k) (&acc[0][0][0])[v] += part[k][wn][v][lane];
-    }
-  }
+  if (!sum_k_slices<WN, WK, MTILES * TILES * 4>(&acc[0][0][0], wn, wk, lane)) return;
   // D's rows are weight rows g and g + 8 of each (gate) tile, its columns x's rows 2t, 2t + 1
 #pragma unroll
   for (int m = 0; m < MTILES; ++m) {
