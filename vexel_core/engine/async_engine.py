@@ -177,6 +177,12 @@ class AsyncEngine:
             return
         finally:
             self._ready.set()
+        try:
+            self._serve()
+        finally:
+            self.engine.close()
+
+    def _serve(self) -> None:
         while True:
             with self._wake:
                 while not self._stopping and not self.engine.has_work():

@@ -6,7 +6,6 @@ conditions. It is not thread-safe; `AsyncEngine` drives it from one worker threa
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -28,10 +27,17 @@ from vexel_core.engine.request import (
 from vexel_core.engine.runner import ModelRunner
 from vexel_core.engine.scheduler import Schedule, ScheduledSeq, Scheduler
 from vexel_core.errors import ConfigError, RequestError
+from vexel_core.gguf.description import ModelDescription
 from vexel_core.gpu import kernel_backend
 from vexel_core.kvcache.blocks import BlockManager
 from vexel_core.kvcache.pool import KVPool
 from vexel_core.logs import get_logger
+from vexel_core.memory import (
+    bound_device_memory,
+    device_memory_bytes,
+    release_device_memory,
+    step_working_set,
+)
 from vexel_core.plugins import PluginHost, get_host
 from vexel_core.sampling.sampler import PendingSample, Sampler, SequenceHistory
 from vexel_core.tokenizer import StreamingDetokenizer
@@ -61,20 +67,6 @@ class _RequestState:
     request: GenerationRequest
     seqs: list[_SeqState] = field(default_factory=list)
     finished: int = 0
-
-
-def device_memory_bytes() -> int:
-    """Memory MLX may use: its limit on GPUs, physical memory on the CPU.
-
-    ``VEXEL_DEVICE_MEMORY_LIMIT_GB`` caps MLX first: on CUDA its allocator uses managed
-    memory, and asking for more than the card has free can hang the GPU.
-    """
-    limit = os.environ.get("VEXEL_DEVICE_MEMORY_LIMIT_GB")
-    if limit:
-        mx.set_memory_limit(int(float(limit) * 2**30))
-    if mx.default_device() != mx.cpu:
-        return int(mx.get_memory_limit())
-    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
 
 
 def resolve_backend(name: str) -> str:
@@ -108,6 +100,9 @@ class LLMEngine:
         self.num_blocks = self._pool_blocks(settings)
         self.blocks = BlockManager(self.num_blocks, bs, prefix_cache=settings.enable_prefix_cache)
         self.pool = KVPool(spec, self.num_blocks, bs)
+        self.memory_limit = bound_device_memory(step_working_set(
+            ModelDescription.from_gguf(loaded.gguf), settings.max_batched_tokens,
+            settings.max_batch_size))
         backend = host.attention_backends.get(resolve_backend(settings.attention_backend))
         self.runner = ModelRunner(self.model, self.pool, self.blocks, backend)
         self.scheduler = Scheduler(
@@ -123,7 +118,12 @@ class LLMEngine:
         self._lock = threading.RLock()
         self._inflight: _InFlight | None = None
         log.info("engine ready", model=loaded.name, kv_blocks=self.num_blocks, block_size=bs,
-                 kv_mib=round(self.pool.nbytes / 2**20, 1), backend=backend.name)
+                 kv_mib=round(self.pool.nbytes / 2**20, 1), backend=backend.name,
+                 memory_limit_gib=self.memory_limit and round(self.memory_limit / 2**30, 1))
+
+    def close(self) -> None:
+        """Give MLX back the memory limit the engine lowered (`bound_device_memory`)."""
+        release_device_memory()
 
     def _pool_blocks(self, s: EngineSettings) -> int:
         """Blocks from ``kv_cache_memory``, never more than the batch could ever use."""
