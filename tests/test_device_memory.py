@@ -14,7 +14,9 @@ from tests.builders.models import LlamaShape, write_llama
 from tests.builders.vocab import spm_vocab
 from tests.helpers import engine_for, run_traced
 from vexel_core.engine import GenerationRequest
-from vexel_core.memory import ACTIVATION_BYTES, device_memory_bytes
+from vexel_core.gguf.description import ModelDescription
+from vexel_core.gguf.reader import GGUFFile
+from vexel_core.memory import device_memory_bytes, step_working_set
 from vexel_core.sampling.params import SamplingParams
 
 # Wide enough that a step of 8192 prompt tokens computes ~300 MB a layer in float32, eight

@@ -992,7 +992,7 @@ def test_add_norm_takes_the_kernel_where_it_applies(
 ) -> None:
     # RMSNorm.add's choice for a Product, off the GPU: with CUDA's kernels pretended (their
     # launches recorded), one row of an INT8_TYPES weight without a bias is gemv_int8's AddNorm
-    # epilogue; more rows, another format or a bias take the product (3 rows of bf16: on the
+    # epilogue; more rows, another format or a bias take the product (4 rows of bf16: on the
     # tensor cores, gemm_blocks), then the add and norm.
     import vexel_core.quant.kernels as kernels
     import vexel_core.quant.weights as weights
@@ -1028,7 +1028,8 @@ def test_add_norm_takes_the_kernel_where_it_applies(
     norm = RMSNorm(mx.ones((out,), mx.bfloat16), NORM_EPS)
     for ggml_type, rows, bias, kernel in [
             (T.Q4_0, 1, False, "gemv_add_norm"), (T.Q6_K, 1, False, "gemv_add_norm"),
-            (T.Q4_0, 2, False, "gemv"), (T.Q4_0, 3, False, "gemm_blocks"),
+            (T.Q4_0, 2, False, "gemv"), (T.Q4_0, 3, False, "gemv"),
+            (T.Q4_0, 4, False, "gemm_blocks"),
             (T.Q5_K, 1, False, "gemv"), (T.Q8_0, 1, True, "gemv")]:
         w = FORMATS[ggml_type].load(random_raw(ggml_type, out, cols, rng), (out, cols))
         linear = Linear(w, mx.zeros((out,), mx.bfloat16) if bias else None)
@@ -1131,7 +1132,7 @@ def test_gated_matmul_takes_the_kernel_where_it_applies(
     # BlockWeight.gated_matmul's choice, off the GPU: with CUDA's kernels pretended (their
     # launches recorded), one row of an INT8_TYPES weight is gemv_int8's gated mode with the
     # activation's kernel name; more rows, another format, or an activation without a kernel
-    # name take the product (then the split and act(g) * u; 3 rows of bf16 on the tensor
+    # name take the product (then the split and act(g) * u; 4 rows of bf16 on the tensor
     # cores, gemm_blocks, which has no gated mode). GatedMLP names SiLU and GELU.
     import vexel_core.quant.kernels as kernels
     import vexel_core.quant.weights as weights
@@ -1159,7 +1160,9 @@ def test_gated_matmul_takes_the_kernel_where_it_applies(
     for ggml_type, rows, act, kernel in [(T.Q4_0, 1, "silu", "silu"),
                                          (T.Q6_K, 1, "gelu_tanh", "gelu_tanh"),
                                          (T.Q4_0, 2, "silu", None),
-                                         (T.Q4_0, 3, "silu", "gemm_blocks"),
+                                         (T.Q4_0, 2, "silu", None),
+                                         (T.Q4_0, 3, "silu", None),
+                                         (T.Q4_0, 4, "silu", "gemm_blocks"),
                                          (T.Q5_K, 1, "silu", None), (T.Q8_0, 1, None, None)]:
         cols = 256
         w = FORMATS[ggml_type].load(random_raw(ggml_type, 8, cols, rng), (8, cols))

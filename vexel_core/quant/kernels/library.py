@@ -279,10 +279,14 @@ GEMM_ROWS = (2, 16)
 # the float kernel's 24.1-26.9 / 135.1-170.7 / 83.1-86.4; at 16, 19.6-21.4 / 94.8-106.8 /
 # 61.7-138.2 against the dequantized matrix's 21.2-26.5 / 139.0-162.0 / 75.1-86.5. At two rows
 # the float kernel (one tile of 2) was faster on every shape (0.54-0.88 of this kernel's
-# time), so it keeps them; three rows take its tile of 4, whose cost follows from its 2 and 8
-# row figures (~104 us at Q4_K's 28672x4096 against 78). In the engine (random Q8_0
-# Llama-3-8B, 8 requests of 512 + 128): 868.5 tok/s, ITL p50 8.3 ms, against 716.1 and 10.3.
-BLOCKS_ROWS = (3, 16)
+# time), so it keeps them. Three rows too (session 42, notes/bench/s42/a): Q4_K / Q6_K / Q8_0
+# 78.8 / 89.3 / 80.1 us at 28672x4096 against the float kernel's 88.6 / 94.5 / 79.3, but
+# 59.4 / 61.5 / 70.3 at 4096x14336 against 43.9 / 52.3 / 46.7, a loss of 4-24 us a layer.
+# Four rows are an estimate: the float kernel's time grows ~19 and ~9 us a row at those
+# shapes (its 2, 3 and 8 row figures), ~107 and ~52 us at 4 rows, against this kernel's ~79
+# and ~60. In the engine (random Q8_0 Llama-3-8B, 8 requests of 512 + 128): 868.5 tok/s, ITL
+# p50 8.3 ms, against 716.1 and 10.3; Q4_K 973.3 and 7.1 against 606.4 and 12.0 (session 42).
+BLOCKS_ROWS = (4, 16)
 
 
 def default_gemm_tiling(outs: int, cols: int, m: int, *, gated: bool = False) -> GemmTiling:
