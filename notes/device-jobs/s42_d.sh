@@ -3,7 +3,8 @@
 # next is built; s42_c2.sh found MLX's own wait let a prompt step run 11.6 GiB past the
 # limit), then the float kernel's GPU tests (through kernels.cuh's staged_loop since session
 # 41, never run on a GPU: s42_a.sh's test run ended at its time limit after gemm_blocks'
-# tests), then 16 Q4_0 requests of 512 + 128 (peak memory beside s42_c2.sh's 36.1 and 67.2).
+# tests) and gguf_matmul's at 4 rows (BLOCKS_ROWS starts at 4 since this session), then 16
+# Q4_0 requests of 512 + 128 (peak memory beside s42_c2.sh's 36.1 and 67.2 GiB).
 # Carry [".devkit/wheels", ".devkit/setup.sh"] after `tree_slim.sh out`.
 #   source .devkit/setup.sh && bash notes/device-jobs/s42_d.sh
 : "${OUT:?set OUT to the output folder}"
@@ -15,7 +16,8 @@ timeout 90 python3 -m pytest -q -p no:cacheprovider --tb=short -rfE -m gpu \
 echo "== memory tests rc $? after $(( $(date +%s) - t0 )) s: $(tail -1 $OUT/memory-tests.txt)"
 grep -E "^(FAILED|ERROR|E ) " $OUT/memory-tests.txt | cut -c1-240 | head -8
 timeout 150 python3 -m pytest -q -p no:cacheprovider --tb=short -rfE -m gpu \
-  tests/test_quant_kernels.py -k "product_equals_reference or half_precision" \
+  tests/test_quant_kernels.py tests/test_gemm_blocks.py \
+  -k "product_equals_reference or half_precision or gguf_matmul_on_the_gpu" \
   > $OUT/float-tests.txt 2>&1
 echo "== float kernel tests rc $? after $(( $(date +%s) - t0 )) s: $(tail -1 $OUT/float-tests.txt)"
 grep -E "^(FAILED|ERROR) " $OUT/float-tests.txt | cut -c1-240 | head -8
