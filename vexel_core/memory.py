@@ -10,10 +10,12 @@ every layer were alive at once: 16 prompts of 512 tokens through a Q4_0 Llama-3-
 memory is the user's RAM. The limit is a guideline, not an allocation cap: past it MLX waits
 for the GPU to finish work and free buffers; it fails only when memory really runs out.
 
-MLX's own wait is not enough: it waits only for command batches committed when a CUDA graph
-filled up (400 operations here), so a prompt step still ran ~11 GiB past the limit (36.1 GiB
-under a 24.5 GiB limit, session 42). `keep_within_memory_limit` closes the gap between
-layers.
+The bound halves a prompt step's peak, not more: past the limit MLX waits only for the command
+batches it committed when a CUDA graph filled up (400 operations here), so a step still runs
+up to one graph past it (16 prompts of 512: 67.2 GiB before, 36.1 under a 24.5 GiB limit, at
+the same speed; session 42). Building the step's graph never allocates, so a check between
+layers in Python sees nothing: only evaluating parts of a step as it is built would close
+that gap (notes/engine-gpu.md, session 42).
 """
 
 from __future__ import annotations
@@ -77,11 +79,3 @@ def release_device_memory() -> None:
     if mx.default_device() != mx.cpu:
         mx.set_memory_limit(device_memory_bytes())
 
-
-def keep_within_memory_limit(*arrays: mx.array) -> None:
-    """Compute *arrays* now (a layer's output) when MLX's active memory has passed its limit,
-    so that the buffers of the operations before them are freed before more are launched.
-    A prompt step is paced by the GPU anyway: waiting for it costs the step little, where
-    running on would hold every layer's activations at once."""
-    if mx.get_active_memory() > mx.get_memory_limit():
-        mx.eval(*arrays)

@@ -14,7 +14,6 @@ import mlx.core as mx
 import mlx.nn as nn
 
 from vexel_core.attention.base import AttentionBatch, StepPlan
-from vexel_core.memory import keep_within_memory_limit
 from vexel_core.model.architecture import CausalLM, KVSpec
 from vexel_core.model.layers import (
     MLP,
@@ -163,16 +162,10 @@ class DecoderLM(CausalLM):
             return self._decode_compiled(tokens, batch)
         return self._forward(tokens, batch)
 
-    def _forward(self, tokens: mx.array, batch: AttentionBatch, paced: bool = True) -> mx.array:
-        """The model's step; *paced*: keep MLX within its memory limit between layers
-        (`keep_within_memory_limit`; never inside a compiled trace)."""
+    def _forward(self, tokens: mx.array, batch: AttentionBatch) -> mx.array:
         x: Stream = (self._embed(tokens), None)
         for block in self.blocks:
             x = block(x, batch)
-            if paced:
-                residual, delta = x
-                pending = delta.x if isinstance(delta, Product) else delta
-                keep_within_memory_limit(residual, *([] if pending is None else [pending]))
         if batch.logits_rows is not None:
             rows, delta = batch.logits_rows, x[1]
             if isinstance(delta, Product):
@@ -228,7 +221,7 @@ class DecoderLM(CausalLM):
                 context_lens=[],  # the step's lengths are `context` (an array) here
                 logits_rows=None, context_array=context,
                 _plan=StepPlan(list(range(rows)), tables, context, [], longest))
-            return [self._forward(tokens, traced, paced=False), *replica.state()]
+            return [self._forward(tokens, traced), *replica.state()]
 
         return mx.compile(step)
 
