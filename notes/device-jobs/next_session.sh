@@ -12,32 +12,26 @@
 # .devkit is not in git. In a fresh checkout: `bash notes/device-jobs/devkit_fill.sh` (from
 # ../shared and PyPI: setup.sh, wheels, peers, extra for the whole suite, pyspy).
 #
-# Written at the end of session 41. Main then: gemm_packed with the tiling by shape (8 requests
-# of 512 + 128 Q4_0 at 1,608-1,717 tok/s, 16 at 2,389; llama.cpp 879 and 1,230 in the same
-# session, mlx-lm 22.3), and gemm_blocks (3-16 rows of every other format on the tensor cores:
-# 8 Q8_0 requests 869 tok/s against the float kernel's 716). One request unchanged (446.0
-# beside llama.cpp's 348.87, session 39).
+# Written at the end of session 42 (whose device time went mostly to five refused starts and
+# one ~450 s start). Main then: session 41's kernels, gemm_blocks from 4 rows (8 Q4_K requests
+# 973 tok/s against the float kernel's 606), and the engine's memory bound (16 Q4_0 requests
+# peak at 36.1 GiB instead of 67.2, same speed). One request unchanged (446.0 beside
+# llama.cpp's 348.87, session 39).
 #
-# A: (~450 s) `s42_a.sh`: GPU tests of what merged after session 41's device time ran out
-#    (gemm_blocks' 8 k-warp default past 4096 columns; the float kernel through staged_loop),
-#    gemm_blocks' table at 3 rows (BLOCKS_ROWS = 3-16 rests on an estimate at 3), and the
-#    engine on a random Q4_K Llama-3-8B (`--dtype q4_k`, new) with and without gemm_blocks.
-# B: (~500 s) `s42_b.sh`: llama.cpp on the same Q4_K file beside Vexel (a Q4_K_M-like model
-#    is what users run): one request (gemv_int8's Q4_K path) and 8 requests while llama.cpp
-#    builds at nice 19 (~320 s), then llama-bench tg128 and llama-batched-bench -npl 1,8,16.
-# C: peak memory. 8 Q4_0 requests of 512 + 128 peak at 46.7 GiB and 16 at 66.7 (4.5 GB of
-#    weights, a 16 GiB KV pool); mlx-lm 38.2. The extra ~26 and ~46 GiB grow with the step's
-#    prompt tokens about as every layer's activations (and attention scores) alive at once
-#    would. What MLX's source says (ml-explore/mlx at 846d176, read in session 41):
-#    backend/cuda/eval.cpp keeps every input of a launched op alive until the GPU has run
-#    it ("add_temporary"), committed in graphs of ~20 nodes (MLX_MAX_OPS_PER_BUFFER); and
-#    transforms.cpp's eval loop waits for a commit to finish only past 10 tasks in flight or
-#    past the memory limit, which the CUDA allocator sets at 95% of the GPU's memory (134 GB
-#    here; Metal's is the recommended working set). So nothing bounds the peak below ~134 GB
-#    on the H200 but the task count. Probe (~250 s): `s42_c.sh`, `vexel bench -n 16` under
-#    mx.set_memory_limit at MLX's default, 32 and 24 GiB: peak memory and TTFT; if it holds,
-#    the engine sets a limit from its own budget (weights + KV pool + a step's working set).
-#    On Apple Silicon this peak is the user's RAM.
+# A: (~350 s) `s43_a.sh` on branch next/paced-prefill (its header says how to set up
+#    mainsrc/): steps too large for the working set evaluated a layer at a time as they are
+#    built. GPU tests, then 16 requests alternated with main twice: peak memory (expected
+#    near the 24.5 GiB limit + a layer), tok/s and TTFT. Merge if the peak falls and the speed
+#    holds.
+# B: (~500 s) `s42_b.sh`, not run in session 42: llama.cpp on a random Q4_K file beside
+#    Vexel (one request through gemv_int8's Q4_K path, 8 requests through gemm_blocks) while
+#    llama.cpp builds at nice 19; then llama-bench tg128 and llama-batched-bench -npl 1,8,16.
+# C: gemm_blocks' tiling past 4096 columns: session 42's table had 4 k-warps x 1 stage 2-5 us
+#    faster than the default 8 x 1 at 4096x14336 for Q4_K (Q6_K mostly, Q8_0 slower), the
+#    opposite of session 41's at some points. An engine A/B on a random Q4_K model decides;
+#    also `gemm_blocks.py --rows 4` (BLOCKS_ROWS starts at 4 on an estimate) and the rest of
+#    `test_quant_kernels.py`'s GPU tests (s42_a.sh reached 40 of them, s42_d.sh the float
+#    kernel's 60; give such a run 400 s).
 # D: gemm_blocks toward its bytes (840-1,560 GB/s; gemm_packed reaches 1,565 on Q4_0 at 42 us):
 #    Nsight Compute on Q4_K 28672x4096 at 8 rows first (shared-memory bank conflicts of the
 #    2-byte piece reads? cp.async waits?), then a gated mode (act(g) * u in the launch).
