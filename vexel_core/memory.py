@@ -78,4 +78,3 @@ def release_device_memory() -> None:
     """Give MLX back the limit the process started with (`device_memory_bytes`)."""
     if mx.default_device() != mx.cpu:
         mx.set_memory_limit(device_memory_bytes())
-
