@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +33,15 @@ API_KEY = "test-key"
 
 def write_tiny_model(path: Path, seed: int | None = None, *, endless: bool = False) -> Path:
     """A random-weight LLaMA-3-style file; fresh weights each run unless *seed* is given.
-    *endless*: its end-of-generation tokens never win a greedy step."""
+    *endless*: its end-of-generation tokens never win a greedy step, and its context holds
+    4,096 tokens, so that only an interruption ends a long greedy answer early, even on a
+    busy machine where the interruption arrives late."""
     if seed is None:
         seed = fresh_seed("tiny model seed")
     vocab = bpe_vocab()
     mute = tuple(Tokenizer.from_metadata(vocab).stop_ids) if endless else ()
-    return write_llama(path, vocab, TINY, seed=seed, name="tiny-chat", mute=mute)
+    shape = replace(TINY, context=4096) if endless else TINY
+    return write_llama(path, vocab, shape, seed=seed, name="tiny-chat", mute=mute)
 
 
 def server_settings(model: Path, *, engine: dict[str, Any] | None = None,
