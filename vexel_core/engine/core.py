@@ -27,7 +27,6 @@ from vexel_core.engine.request import (
 from vexel_core.engine.runner import ModelRunner
 from vexel_core.engine.scheduler import Schedule, ScheduledSeq, Scheduler
 from vexel_core.errors import ConfigError, RequestError
-from vexel_core.gguf.description import ModelDescription
 from vexel_core.gpu import kernel_backend
 from vexel_core.kvcache.blocks import BlockManager
 from vexel_core.kvcache.pool import KVPool
@@ -101,8 +100,7 @@ class LLMEngine:
         self.blocks = BlockManager(self.num_blocks, bs, prefix_cache=settings.enable_prefix_cache)
         self.pool = KVPool(spec, self.num_blocks, bs)
         self.memory_limit = bound_device_memory(step_working_set(
-            ModelDescription.from_gguf(loaded.gguf), settings.max_batched_tokens,
-            settings.max_batch_size))
+            loaded.description, settings.max_batched_tokens, settings.max_batch_size))
         backend = host.attention_backends.get(resolve_backend(settings.attention_backend))
         self.runner = ModelRunner(self.model, self.pool, self.blocks, backend)
         self.scheduler = Scheduler(

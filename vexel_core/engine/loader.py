@@ -26,6 +26,7 @@ class LoadedModel:
     model: CausalLM
     tokenizer: Tokenizer
     gguf: GGUFFile
+    description: ModelDescription  # the file's shapes, checked against its architecture
 
 
 def load_model(path: str | Path | None, host: PluginHost | None = None) -> LoadedModel:
@@ -38,7 +39,7 @@ def load_model(path: str | Path | None, host: PluginHost | None = None) -> Loade
     except RegistryMiss as miss:
         raise GGUFError(file, "key general.architecture",
                         f"architecture {gguf.architecture!r} is not supported: {miss}") from None
-    ModelDescription.from_gguf(gguf)  # shapes consistent with the declared architecture
+    description = ModelDescription.from_gguf(gguf)  # shapes consistent with the architecture
     log.info("loading model", model=str(file), architecture=gguf.architecture)
     model = arch.load(gguf, host)
     # Drop the buffers that loading freed (host-made copies of the file's bytes among them):
@@ -47,4 +48,4 @@ def load_model(path: str | Path | None, host: PluginHost | None = None) -> Loade
     mx.clear_cache()
     tokenizer = Tokenizer.from_gguf(gguf)
     name = gguf.get("general.name") or file.stem
-    return LoadedModel(file, str(name), model, tokenizer, gguf)
+    return LoadedModel(file, str(name), model, tokenizer, gguf, description)
