@@ -6,7 +6,7 @@
 # 223-245 ms. Expected here: a peak near 24.5 + one layer, the same tok/s, a TTFT a few
 # percent longer at most. GPU tests first (test_device_memory.py: the peak of a wide 8-layer
 # model's 8,192-token step within the bound + one layer; built whole it was 1.81 GB against
-# 1.03). Then the branch and main alternated twice, main from `git worktree`'s copy (below).
+# 1.03). Then the branch and main alternated twice, main's files from mainsrc/ (below).
 # Before the call: `git checkout next/paced-prefill` and copy main's engine/core.py,
 # model/decoder.py, model/architecture.py and memory.py into the untracked mainsrc/ (with
 # `git show main:PATH > mainsrc/NAME`). Carry [".devkit/wheels", ".devkit/setup.sh"] after
