@@ -10,12 +10,12 @@ every layer were alive at once: 16 prompts of 512 tokens through a Q4_0 Llama-3-
 memory is the user's RAM. The limit is a guideline, not an allocation cap: past it MLX waits
 for the GPU to finish work and free buffers; it fails only when memory really runs out.
 
-The bound halves a prompt step's peak, not more: past the limit MLX waits only for the command
-batches it committed when a CUDA graph filled up (400 operations here), so a step still runs
+The bound alone halved a prompt step's peak, not more: past the limit MLX waits only for the
+command batches it committed when a CUDA graph filled up (400 operations here), so a step ran
 up to one graph past it (16 prompts of 512: 67.2 GiB before, 36.1 under a 24.5 GiB limit, at
-the same speed; session 42). Building the step's graph never allocates, so a check between
-layers in Python sees nothing: only evaluating parts of a step as it is built would close
-that gap (notes/engine-gpu.md, session 42).
+the same speed; session 42). Building a step's graph allocates nothing, so the engine has the
+model evaluate the steps too large for the working set a layer at a time as it builds them
+(`paced_step_tokens`, `CausalLM.pace_steps_over`).
 """
 
 from __future__ import annotations
@@ -60,6 +60,13 @@ def step_working_set(desc: ModelDescription, max_batched_tokens: int,
     layers = 2 * max_batched_tokens * per_token
     logits = max_batch_size * desc.vocab_size
     return (layers + logits) * ACTIVATION_BYTES
+
+
+def paced_step_tokens(desc: ModelDescription, max_batched_tokens: int) -> int:
+    """Steps of more tokens than this hold more activations across all layers than
+    `step_working_set`'s two layers of a full step: the model evaluates them a layer at a
+    time. Never less than a step of one token a layer."""
+    return max(1, 2 * max_batched_tokens // desc.block_count)
 
 
 def bound_device_memory(working_set: int) -> int | None:

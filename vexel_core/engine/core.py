@@ -34,6 +34,7 @@ from vexel_core.logs import get_logger
 from vexel_core.memory import (
     bound_device_memory,
     device_memory_bytes,
+    paced_step_tokens,
     release_device_memory,
     step_working_set,
 )
@@ -101,6 +102,9 @@ class LLMEngine:
         self.pool = KVPool(spec, self.num_blocks, bs)
         self.memory_limit = bound_device_memory(step_working_set(
             loaded.description, settings.max_batched_tokens, settings.max_batch_size))
+        if self.memory_limit is not None:
+            self.model.pace_steps_over(
+                paced_step_tokens(loaded.description, settings.max_batched_tokens))
         backend = host.attention_backends.get(resolve_backend(settings.attention_backend))
         self.runner = ModelRunner(self.model, self.pool, self.blocks, backend)
         self.scheduler = Scheduler(

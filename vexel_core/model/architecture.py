@@ -53,6 +53,11 @@ class CausalLM(nn.Module):
         """The model may replay compiled graphs for decode steps (one new token per sequence,
         each row sampled) of at most *max_rows* sequences; 0: never. Models may ignore this."""
 
+    def pace_steps_over(self, tokens: int | None) -> None:
+        """Steps of more than *tokens* tokens should evaluate as they are built, a layer at a
+        time, so that their activations are not all alive at once (`vexel_core.memory`);
+        None: never. Models may ignore this."""
+
 
 class Architecture(Protocol):
     """Builds a `CausalLM` from a GGUF file. Registered by ``register_architectures``."""

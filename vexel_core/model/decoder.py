@@ -146,6 +146,7 @@ class DecoderLM(CausalLM):
         self.final_softcap = final_softcap
         self.context_dependent = list(context_dependent)  # told the engine's context length
         self.compiled_rows = 0
+        self.paced_over: int | None = None
         self._steps: dict[tuple[int, int], Callable[..., Any]] = {}
 
     def set_context_len(self, n: int) -> None:
@@ -157,15 +158,33 @@ class DecoderLM(CausalLM):
         self.compiled_rows = max_rows
         self._steps.clear()
 
+    def pace_steps_over(self, tokens: int | None) -> None:
+        self.paced_over = tokens
+
     def __call__(self, tokens: mx.array, batch: AttentionBatch) -> mx.array:
         if self._replays(tokens, batch):
             return self._decode_compiled(tokens, batch)
-        return self._forward(tokens, batch)
+        paced = self.paced_over is not None and tokens.shape[0] > self.paced_over
+        return self._forward(tokens, batch, paced)
 
-    def _forward(self, tokens: mx.array, batch: AttentionBatch) -> mx.array:
+    def _forward(self, tokens: mx.array, batch: AttentionBatch, paced: bool = False) -> mx.array:
+        """The step; *paced*: evaluated a layer at a time (`pace_steps_over`; never inside a
+        compiled trace)."""
         x: Stream = (self._embed(tokens), None)
+        launched: list[mx.array] = []
         for block in self.blocks:
             x = block(x, batch)
+            if paced:
+                # Launch this layer, then wait for the one before: the GPU always has a layer
+                # queued, and the buffers of the layers it has run are freed (MLX keeps a
+                # launched operation's inputs until the GPU has run it).
+                residual, delta = x
+                pending = delta.x if isinstance(delta, Product) else delta
+                layer = [residual] + ([] if pending is None else [pending])
+                mx.async_eval(*layer)
+                if launched:
+                    mx.eval(*launched)
+                launched = layer
         if batch.logits_rows is not None:
             rows, delta = batch.logits_rows, x[1]
             if isinstance(delta, Product):
