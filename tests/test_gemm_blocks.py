@@ -1,10 +1,13 @@
-"""A few activation rows times a format's own blocks on the tensor cores (cuda/gemm_blocks.cuh),
-for every format with kernels, on fresh random blocks and rows every run, against float64
+"""A few activation rows times a format's own blocks on the tensor cores (cuda/gemm_blocks.cuh)
+and on Apple's simdgroup matrices (its Metal twin, metal/gemm.metal), for every format with
+kernels, on fresh random blocks and rows every run, against float64
 arithmetic on the weights as the kernel multiplies them: each one rounded once to x's dtype,
 as the dequantizing kernel writes it (test_gemm_packed's `within_bound`).
 
 Paths: ``emulated_cuda`` (the CUDA source compiled for the CPU, the mma's fragments gathered
-across the emulated lanes, NaN-filled output) and the H200 (marked ``gpu``: the library's
+across the emulated lanes, NaN-filled output), ``emulated_metal`` (the Metal source, which no
+Apple compiler has seen, wrapped as ``mx.fast.metal_kernel`` wraps it and compiled for the
+CPU: `emulation.metal_program`) and the H200 (marked ``gpu``: the library's
 launch on a NaN-poisoned output, and `gguf_matmul`, which picks the kernel). Shapes are awkward
 on purpose: 37 weight rows (a partial tile of 16), activation rows of 3 and 17 (partial tiles
 of 8 and a second CTA row at 16), three chunks of 256 columns (not a multiple of four k-warps,
@@ -18,18 +21,20 @@ from pathlib import Path
 import mlx.core as mx
 import numpy as np
 import pytest
+from gguf import GGML_QUANT_SIZES as T_BLOCK
 from gguf import GGMLQuantizationType as T
 from gguf.quants import dequantize as gguf_dequantize
 
 from tests import emulation
 from tests.test_gemm_packed import HALF, NAN, as_float64, rows_of, within_bound
-from tests.test_quant_kernels import KERNELS, TYPES, Matrix, matrix
+from tests.test_quant_kernels import KERNELS, TYPES, Matrix, matrix, metal_kernel
 from vexel_core.quant.kernels import gguf_matmul, gpu_backend, library
 from vexel_core.quant.kernels.library import (
     BLOCKS_CHUNK,
     BLOCKS_ROWS,
     BlocksTiling,
     _blocks_launch,
+    _Launch,
     blocks_applies,
     default_blocks_tiling,
     gemm_applies,
@@ -108,17 +113,72 @@ def test_emulated_product_notices_a_wrong_weight(rng: np.random.Generator,
     assert not within_bound(ys[0], x, m)
 
 
+# The Metal kernel's cases: (format, activation rows, dtype, tiling; None: the library's)
+METAL_TILINGS = [BlocksTiling(k_warps=1, stages=2, rows=8), BlocksTiling(k_warps=1, rows=32,
+                                                                         stages=1)]
+METAL_CASES = ([(t, 3, mx.bfloat16, None) for t in TYPES]
+               + [(t, 17, mx.float16, None) for t in TYPES]
+               + [(t, 5, mx.bfloat16, tiling) for t in (T.Q8_0, T.Q4_K, T.Q6_K)
+                  for tiling in METAL_TILINGS])
+
+
+def metal_blocks(ggml_type: T, rows: int, x_shape: tuple[int, int], dtype: mx.Dtype,
+                 tiling: BlocksTiling | None) -> tuple[emulation.MetalKernel, _Launch]:
+    """The Metal kernel and launch `KernelLibrary("metal").gemm_blocks` makes."""
+    w_shape = (rows, COLS // T_BLOCK[ggml_type][0] * T_BLOCK[ggml_type][1])
+    launch = _blocks_launch("metal", ggml_type, w_shape, mx.uint8, x_shape, dtype, tiling)
+    return metal_kernel("gemm_blocks", launch, (mx.uint8, dtype)), launch
+
+
+@pytest.fixture(scope="session")
+def metal_blocks_emulator(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/kernel_emulation/run_metal.cpp with the Metal kernel of every `METAL_CASES`."""
+    kernels = [metal_blocks(t, 37, (m_rows, COLS), dtype, tiling)[0]
+               for t, m_rows, dtype, tiling in METAL_CASES]
+    return emulation.build_metal(tmp_path_factory.mktemp("metal_blocks"), kernels)
+
+
+@pytest.mark.parametrize(("ggml_type", "m_rows", "dtype", "tiling"), METAL_CASES,
+                         ids=lambda v: v.name if isinstance(v, T) else str(v))
+def test_emulated_metal_product_equals_reference(ggml_type: T, m_rows: int, dtype: mx.Dtype,
+                                                 tiling: BlocksTiling | None,
+                                                 rng: np.random.Generator,
+                                                 metal_blocks_emulator: Path) -> None:
+    # the output starts as NaN, the threadgroup arrays as NaN bytes; 37 weight rows (a
+    # partial tile of 16), three chunks (two simdgroups: one takes two, the other one)
+    m = matrix(ggml_type, rng, cols=COLS, rows=37)
+    x = rows_of(rng, m_rows, COLS, dtype)
+    kernel, launch = metal_blocks(ggml_type, 37, (m_rows, COLS), dtype, tiling)
+    got = emulation.run_metal(metal_blocks_emulator, kernel,
+                              [(m.buffer, 0, tuple(m.raw.shape)),
+                               (np.array(x.view(mx.uint8)), 0, tuple(x.shape))],
+                              launch.grid, launch.threadgroup, launch.shape)
+    assert got.dtype == dtype and got.shape == (m_rows, 37)
+    y = as_float64(got)
+    assert np.isfinite(y).all()
+    assert within_bound(y, x, m)
+
+
+def test_metal_source_keeps_address_spaces_apart(tmp_path: Path) -> None:
+    # as test_quant_kernels' check of the other Metal kernels: a pointer that changes address
+    # space compiles here but not on Metal
+    kernels = [metal_blocks(t, 37, (m_rows, COLS), dtype, tiling)[0]
+               for t, m_rows, dtype, tiling in METAL_CASES[:2]]
+    errors = emulation.metal_address_space_errors(tmp_path, kernels)
+    assert errors == {"threadgroup": "", "device": ""}, "\n".join(errors.values())
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("m_rows", [2, 3, 8, 16])
 @pytest.mark.parametrize("dtype", HALF, ids=["bf16", "f16"])
 @pytest.mark.parametrize("ggml_type", TYPES, ids=lambda t: t.name)
 def test_product_on_the_gpu(ggml_type: T, dtype: mx.Dtype, m_rows: int,
                             rng: np.random.Generator) -> None:
-    if gpu_backend() != "cuda":
-        pytest.skip("gemm_blocks is a CUDA kernel")
+    backend = gpu_backend()  # CUDA's kernel, or Metal's twin on an Apple GPU
+    assert backend is not None
     m = matrix(ggml_type, rng, cols=5 * BLOCKS_CHUNK, rows=301)
     x = rows_of(rng, m_rows, 5 * BLOCKS_CHUNK, dtype)
-    got = library("cuda").gemm_blocks(x, m.raw, ggml_type, init_value=NAN)
+    got = library(backend).gemm_blocks(x, m.raw, ggml_type, init_value=NAN)
     assert got.dtype == dtype and got.shape == (m_rows, 301)
     y = as_float64(got)
     assert np.isfinite(y).all()
@@ -134,8 +194,6 @@ def test_gguf_matmul_on_the_gpu(cols: int, m_rows: int, ggml_type: T,
     # `gguf_matmul` sends these rows of the file's blocks to gemm_blocks (test_selection) at
     # its default tilings (5120 columns: 8 k-warps over 20 chunks, one stage); an unaligned
     # buffer too (the blocks one row in: rows off 16-byte words)
-    if gpu_backend() != "cuda":
-        pytest.skip("gemm_blocks is a CUDA kernel")
     m = matrix(ggml_type, rng, cols=cols, rows=200, skip=1)
     x = rows_of(rng, m_rows, cols, mx.bfloat16)
     y = as_float64(gguf_matmul(x, m.raw, ggml_type))
@@ -156,7 +214,8 @@ def test_selection() -> None:
     assert not blocks_applies("cuda", T.Q8_0, False, (8, 32 * 97), mx.bfloat16)
     assert not blocks_applies("cuda", T.Q4_0, True, (8, 4096), mx.bfloat16)
     assert gemm_applies("cuda", T.Q4_0, True, (8, 4096), mx.bfloat16)
-    assert not blocks_applies("metal", T.Q4_K, False, (8, 4096), mx.bfloat16)
+    assert blocks_applies("metal", T.Q4_K, False, (8, 4096), mx.bfloat16)
+    assert blocks_applies("metal", T.Q4_0, False, (4, 4096), mx.float16)  # Metal keeps Q4_0
     assert not blocks_applies("cuda", T.F16, False, (8, 4096), mx.bfloat16)
 
 
@@ -167,8 +226,12 @@ def test_launch_refuses_what_it_cannot_compute() -> None:
     assert launch.shape == (3, 37) and launch.grid == (3 * 128, 1, 1)  # 3 CTAs of 4 warps
     assert ("MT", 8) in launch.template and ("GGML_TYPE", int(T.Q4_K)) in launch.template
     assert _blocks_launch("cuda", *good[:3], (17, 768), mx.float16, None).grid == (6 * 128, 1, 1)
-    with pytest.raises(ValueError, match="CUDA kernel"):
-        _blocks_launch("metal", *good)
+    metal = _blocks_launch("metal", *good)  # two simdgroups, one stage: 32 KiB
+    assert metal.grid == (3 * 64, 1, 1) and ("WK", 2) in metal.template
+    with pytest.raises(ValueError, match=r"on metal needs k_warps \* stages <= 2 and rows <= 32"):
+        _blocks_launch("metal", *good[:5], BlocksTiling(k_warps=2, stages=2))
+    with pytest.raises(ValueError, match="rows <= 32"):
+        _blocks_launch("metal", *good[:5], BlocksTiling(k_warps=1, stages=1, rows=40))
     with pytest.raises(ValueError, match=r"raw must be uint8 \[rows, blocks \* 144\] for Q4_K"):
         _blocks_launch("cuda", T.Q4_K, (37, 150), *good[2:])
     with pytest.raises(ValueError, match=r"x must be \[M, 768\] bfloat16 or float16"):

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <memory>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 // Metal's address spaces are disjoint: a threadgroup pointer never converts to a device or
@@ -88,6 +89,10 @@ struct alignas(16) uint4 {
   uint4() = default;
   VX_VOLATILE_COPIES(uint4)
 };
+struct ulong2 {
+  ulong x, y;
+  ulong2(ulong a, ulong b) : x(a), y(b) {}
+};
 struct uint3 { uint x, y, z; };
 
 namespace metal {
@@ -141,6 +146,68 @@ inline float simd_reduce(float v, Op op) {
 }
 inline float simd_sum(float v) { return simd_reduce(v, [](float a, float b) { return a + b; }); }
 inline float simd_max(float v) { return simd_reduce(v, [](float a, float b) { return max(a, b); }); }
+
+// Simdgroup matrices (float 8x8 only). Every lane holds the whole matrix here, where a GPU
+// spreads it over the lanes in a layout of its own: loads read all of it, the product is
+// computed whole in each lane, and lane 0 stores it. What a kernel can see stays the same: a
+// matrix leaves a simdgroup only through simdgroup_store, and other lanes read what it wrote
+// after a barrier, on a GPU as here. The sums' order is the emulation's (k ascending, one fma
+// each); a GPU's is its own.
+template <class T, int Cols, int Rows>
+struct simdgroup_matrix {
+  T v[Rows][Cols];
+};
+using simdgroup_float8x8 = simdgroup_matrix<float, 8, 8>;
+
+template <class T, int Cols, int Rows>
+inline simdgroup_matrix<T, Cols, Rows> make_filled_simdgroup_matrix(T value) {
+  simdgroup_matrix<T, Cols, Rows> m;
+  for (int r = 0; r < Rows; ++r)
+    for (int c = 0; c < Cols; ++c) m.v[r][c] = value;
+  return m;
+}
+
+// Rows of `elements_per_row` from src (device or threadgroup memory: any pointer to T, volatile
+// in the address-space check); transposed, src's rows become the matrix's columns.
+template <class Ptr, class T>
+constexpr bool points_to = std::is_same_v<std::remove_cv_t<std::remove_pointer_t<Ptr>>, T>;
+
+template <class T, int Cols, int Rows, class Ptr>
+inline void simdgroup_load(simdgroup_matrix<T, Cols, Rows>& d, Ptr src,
+                           ulong elements_per_row = Cols, ulong2 origin = ulong2(0, 0),
+                           bool transpose_matrix = false) {
+  static_assert(points_to<Ptr, T>, "simdgroup_load reads the matrix's own element type");
+  src += origin.y * elements_per_row + origin.x;
+  for (int r = 0; r < Rows; ++r)
+    for (int c = 0; c < Cols; ++c)
+      d.v[r][c] = transpose_matrix ? src[c * elements_per_row + r] : src[r * elements_per_row + c];
+}
+
+template <class T, int Cols, int Rows, class Ptr>
+inline void simdgroup_store(const simdgroup_matrix<T, Cols, Rows>& m, Ptr dst,
+                            ulong elements_per_row = Cols, ulong2 origin = ulong2(0, 0)) {
+  static_assert(points_to<Ptr, T>, "simdgroup_store writes the matrix's own element type");
+  if (group.lane != 0) return;
+  dst += origin.y * elements_per_row + origin.x;
+  for (int r = 0; r < Rows; ++r)
+    for (int c = 0; c < Cols; ++c) dst[r * elements_per_row + c] = m.v[r][c];
+}
+
+// d = a * b + c
+template <class T, int Cols, int K, int Rows>
+inline void simdgroup_multiply_accumulate(simdgroup_matrix<T, Cols, Rows>& d,
+                                          const simdgroup_matrix<T, K, Rows>& a,
+                                          const simdgroup_matrix<T, Cols, K>& b,
+                                          const simdgroup_matrix<T, Cols, Rows>& c) {
+  simdgroup_matrix<T, Cols, Rows> out;
+  for (int r = 0; r < Rows; ++r)
+    for (int col = 0; col < Cols; ++col) {
+      T sum = c.v[r][col];
+      for (int k = 0; k < K; ++k) sum = fma(a.v[r][k], b.v[k][col], sum);
+      out.v[r][col] = sum;
+    }
+  d = out;
+}
 
 }  // namespace metal
 

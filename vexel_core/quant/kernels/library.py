@@ -28,13 +28,14 @@ against ``gemv_int8``'s 12.5 on the same layout rounding x itself (session 17). 
 
 A few activation rows of packed Q4_0 (`GEMM_ROWS`: a batch of decoding requests) go to
 ``gemm_packed`` (cuda/gemm_packed.cuh): the tensor cores' ``mma.sync``, each weight read once
-and turned into an operand in registers. CUDA only: a Metal twin would be written for Apple's
-simdgroup matrices, and is not; Metal keeps the float kernel and the dequantized matrix for
-those rows. Its GPU tests pass on the H200 (session 40, the weights as the A operand).
+and turned into an operand in registers. CUDA only (Metal keeps Q4_0 as the file has it).
+Its GPU tests pass on the H200 (session 40, the weights as the A operand).
 A few rows of the file's blocks of every other layout (`BLOCKS_ROWS`: Q8_0, the K formats,
 ...) go to ``gemm_blocks`` (cuda/gemm_blocks.cuh): the same product, each lane's operands
-decoded from chunks staged in shared memory as the float kernel stages them. CUDA only too;
-its GPU tests pass on the H200 (session 41).
+decoded from chunks staged in shared memory as the float kernel stages them. Its GPU tests
+pass on the H200 (session 41). Its Metal twin (metal/gemm.metal, every format Q4_0 included)
+multiplies on simdgroup matrices; Metal documents no layout of their elements in the lanes,
+so each simdgroup decodes a span of its rows into threadgroup memory and loads it from there.
 
 What is verified (notes/gpu-kernels.md): on an H200, the CUDA kernels equal the reference for
 their formats (tests/test_quant_kernels.py, marked ``gpu``; ``gemv_int8`` with x rounded as it
@@ -91,7 +92,7 @@ _HEADERS = {
              "cuda/kernels.cuh", "cuda/gemv_int8.cuh", "cuda/gemv_packed.cuh",
              "cuda/feed_forward.cuh", "cuda/gemm_packed.cuh", "cuda/gemm_blocks.cuh"),
     "metal": ("metal/prelude.metal", "common/decode.h", "common/formats.h", "metal/memory.metal",
-              "metal/kernels.metal"),
+              "metal/kernels.metal", "metal/gemm.metal"),
 }
 _BODIES = {
     "cuda": {"gemv": "cuda/gemv.cu", "gemv_int8": "cuda/gemv_int8.cu",
@@ -99,7 +100,8 @@ _BODIES = {
              "gemm_packed": "cuda/gemm_packed.cu", "gemm_blocks": "cuda/gemm_blocks.cu",
              "dequant": "cuda/dequant.cu", "round_x": "cuda/round_x.cu",
              "feed_forward": "cuda/feed_forward.cu"},
-    "metal": {"gemv": "metal/gemv.metal", "dequant": "metal/dequant.metal"},
+    "metal": {"gemv": "metal/gemv.metal", "dequant": "metal/dequant.metal",
+              "gemm_blocks": "metal/gemm_blocks.metal"},
 }
 _INPUTS = {"gemv": ["w", "x"], "gemv_int8": ["w", "x"], "gemv_packed": ["w", "xr"],
            "gemm_packed": ["w", "x"], "gemm_blocks": ["w", "x"],
@@ -231,7 +233,9 @@ class BlocksTiling:
     """How ``gemm_blocks`` splits a few-row product (cuda/gemm_blocks.cuh): CTAs of *k_warps*
     warps over one tile of 16 weight rows, each warp every *k_warps*-th chunk of 256 columns
     with *stages* chunks in flight, each CTA *rows* activation rows (tiles of 8). The staged
-    chunks (16 rows of up to 288 bytes) are static shared memory: k_warps * stages <= 8."""
+    chunks (16 rows of up to 288 bytes) are static shared memory: k_warps * stages <= 8 on
+    CUDA; on Metal, whose threadgroups have 32 KiB and also hold each simdgroup's decoded
+    span (metal/gemm.metal), k_warps * stages <= 2 and rows <= 32."""
 
     k_warps: int = 4
     stages: int = 2
@@ -242,14 +246,17 @@ class BlocksTiling:
         return -(-n // 16) * -(-m // self.rows)
 
 
-def default_blocks_tiling(cols: int, m: int) -> BlocksTiling:
-    """``gemm_blocks``'s tiling for rows of *cols* columns and *m* activation rows, from
+def default_blocks_tiling(cols: int, m: int, backend: Backend = "cuda") -> BlocksTiling:
+    """``gemm_blocks``'s tiling for rows of *cols* columns and *m* activation rows. Metal: two
+    simdgroups, one stage (what its threadgroup memory holds; never timed). CUDA: from
     session 41's kernel table (notes/bench/s41/d/kern.txt): 8 k-warps and one stage past 4096
     columns, where 4 warps over one tile of 16 rows leave too few warps an SM (4096x14336,
     us at 2 / 8 / 16 rows: Q8_0 68.4 / 74.4 / 63.2 against 76.6 / 88.5 / 138.2, Q6_K 60.8 /
     62.0 / 70.2 against 76.1 / 87.9 / 69.1, Q4_K 59.4 / 61.7 / 68.6 against 56.5 / 59.5 /
     61.7; at 4096 columns 4 x 2 was as fast or faster). Not yet timed in the engine."""
     rows = gemm_cta_rows(m)
+    if backend == "metal":
+        return BlocksTiling(k_warps=2, stages=1, rows=rows)
     return BlocksTiling(k_warps=8, stages=1, rows=rows) if cols > 4096 else BlocksTiling(rows=rows)
 
 
@@ -599,9 +606,10 @@ class KernelLibrary:
                     tiling: BlocksTiling | None = None,
                     init_value: float | None = None) -> mx.array:
         """``x[M, K] @ W.T`` -> ``[M, N]`` in x's dtype (bfloat16 or float16) on the tensor
-        cores, W being the file's blocks ``raw[N, row_bytes]`` of any `KERNEL_TYPES` format
-        with K a multiple of `BLOCKS_CHUNK` (CUDA only): each weight turned into x's dtype as
-        `dequantize` writes it, the products summed in float32 (cuda/gemm_blocks.cuh)."""
+        cores (Apple's simdgroup matrices on Metal), W being the file's blocks ``raw[N,
+        row_bytes]`` of any `KERNEL_TYPES` format with K a multiple of `BLOCKS_CHUNK`: each
+        weight turned into x's dtype as `dequantize` writes it, the products summed in float32
+        (cuda/gemm_blocks.cuh, metal/gemm.metal)."""
         return self._launch("gemm_blocks", [raw, x],
                             _blocks_launch(self.backend, ggml_type, raw.shape, raw.dtype,
                                            x.shape, x.dtype, tiling), init_value)
@@ -717,9 +725,10 @@ def gemm_applies(backend: Backend, ggml_type: GGMLQuantizationType, packed: bool
 def blocks_applies(backend: Backend, ggml_type: GGMLQuantizationType, packed: bool,
                    x_shape: tuple[int, ...], x_dtype: mx.Dtype) -> bool:
     """Whether `gguf_matmul` sends this product to ``gemm_blocks``: the file's blocks of a
-    `KERNEL_TYPES` format on CUDA, rows of a multiple of `BLOCKS_CHUNK` columns, `BLOCKS_ROWS`
-    activation rows of bfloat16 or float16 (packed Q4_0 has ``gemm_packed``)."""
-    return (backend == "cuda" and not packed and ggml_type in KERNEL_TYPES
+    `KERNEL_TYPES` format (on either GPU backend), rows of a multiple of `BLOCKS_CHUNK`
+    columns, `BLOCKS_ROWS` activation rows of bfloat16 or float16 (packed Q4_0 has
+    ``gemm_packed``). Metal's rows are CUDA's, untimed there."""
+    return (not packed and ggml_type in KERNEL_TYPES
             and len(x_shape) == 2 and x_shape[1] % BLOCKS_CHUNK == 0
             and BLOCKS_ROWS[0] <= x_shape[0] <= BLOCKS_ROWS[1] and x_dtype in MMA_DTYPES)
 
@@ -927,17 +936,17 @@ def _blocks_launch(
     raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype,
     tiling: BlocksTiling | None,
 ) -> _Launch:
-    if backend != "cuda":
-        raise ValueError(f"gemm_blocks is a CUDA kernel; got {backend}")
     rows, cols = _check(raw_shape, raw_dtype, ggml_type)
     _check_mma_x(x_shape, x_dtype, cols)
     if cols % BLOCKS_CHUNK:
         raise ValueError(f"gemm_blocks takes rows of a multiple of {BLOCKS_CHUNK} columns; "
                          f"got {cols}")
-    tiling = tiling or default_blocks_tiling(cols, x_shape[0])
-    if tiling.k_warps * tiling.stages > 8 or tiling.rows % 8:
-        raise ValueError(f"BlocksTiling needs k_warps * stages <= 8 (static shared memory) and "
-                         f"rows a multiple of 8; got {tiling}")
+    tiling = tiling or default_blocks_tiling(cols, x_shape[0], backend)
+    most, rows_most = (8, 1 << 30) if backend == "cuda" else (2, 32)
+    if tiling.k_warps * tiling.stages > most or tiling.rows % 8 or tiling.rows > rows_most:
+        limit = "" if backend == "cuda" else f" and rows <= {rows_most}"
+        raise ValueError(f"BlocksTiling on {backend} needs k_warps * stages <= {most}{limit} "
+                         f"(static shared memory) and rows a multiple of 8; got {tiling}")
     threads = tiling.k_warps * 32
     template = [("GGML_TYPE", int(ggml_type)), ("T", x_dtype), ("WK", tiling.k_warps),
                 ("MT", tiling.rows), ("STAGES", tiling.stages)]
