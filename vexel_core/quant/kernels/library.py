@@ -942,11 +942,13 @@ def _blocks_launch(
         raise ValueError(f"gemm_blocks takes rows of a multiple of {BLOCKS_CHUNK} columns; "
                          f"got {cols}")
     tiling = tiling or default_blocks_tiling(cols, x_shape[0], backend)
-    most, rows_most = (8, 1 << 30) if backend == "cuda" else (2, 32)
-    if tiling.k_warps * tiling.stages > most or tiling.rows % 8 or tiling.rows > rows_most:
-        limit = "" if backend == "cuda" else f" and rows <= {rows_most}"
-        raise ValueError(f"BlocksTiling on {backend} needs k_warps * stages <= {most}{limit} "
-                         f"(static shared memory) and rows a multiple of 8; got {tiling}")
+    fits = (tiling.k_warps * tiling.stages <= 8 if backend == "cuda"
+            else tiling.k_warps * tiling.stages <= 2 and tiling.rows <= 32)
+    if not fits or tiling.rows % 8:
+        limit = ("k_warps * stages <= 8" if backend == "cuda"
+                 else "k_warps * stages <= 2 and rows <= 32")
+        raise ValueError(f"BlocksTiling on {backend} needs {limit} (static shared memory) and "
+                         f"rows a multiple of 8; got {tiling}")
     threads = tiling.k_warps * 32
     template = [("GGML_TYPE", int(ggml_type)), ("T", x_dtype), ("WK", tiling.k_warps),
                 ("MT", tiling.rows), ("STAGES", tiling.stages)]
