@@ -24,7 +24,12 @@
 #    bytes. First Nsight Compute on Q4_K 28672x4096 at 8 and 16 rows (occupancy: 24 KiB of
 #    static shared memory a 4-warp CTA; registers; the stall reasons; shared-memory bank
 #    conflicts of the 2-byte piece reads), then the change it points to, and an engine A/B of
-#    16 Q4_K requests (`ab.py`) beside llama-batched-bench -npl 16.
+#    16 Q4_K requests (`ab.py`) beside llama-batched-bench -npl 16. A first candidate is
+#    ready: branch next/blocks-issue stages a chunk's 16 rows as one list of 16-byte words, so
+#    no lane keeps 16 row pointers. With local nvcc, Q4_K at 2-8 rows needs 95 registers
+#    instead of 127 (5 CTAs an SM instead of 4) and 128 instead of 162 at 9-16 rows; Q8_0 is
+#    level; Q6_K at 9-16 rows rises from 133 to 165. Its emulated tests pass. s43_e.sh
+#    times it beside main at 8 and 16 rows.
 # B: (~100 s) s43_e.sh if it did not run: the pacing's GPU test (32 layers, paced within the
 #    limit + three layers, built whole past it) three times, with the peaks it asserts on;
 #    gemm_blocks at 5 and 6 rows for Q8_0 and Q6_K. At 4 rows gemm_blocks lost 13.9 us a
@@ -37,6 +42,11 @@
 # D: one request (the only acceptance goal not met: 446 tok/s of 600): the levers in
 #    notes/closing-note-s38.md; a layer is ~61 us against ~33 us of bytes, every gap a chain of
 #    latencies inside a launch.
+# E: one request of Q4_K, the format most users' files hold (Q4_K_M): 355.0 tok/s against
+#    Q4_0's 446, and llama.cpp's 290.85 (session 43; measured while llama.cpp compiled at nice
+#    19, so perhaps paced by a busy host: measure it alone first). The one-launch
+#    feed-forward kernel and gemv_packed serve packed Q4_0 only; a timeline of the Q4_K step
+#    (`gpu_timeline.py`) would say which of its launches to take on first.
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
