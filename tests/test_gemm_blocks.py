@@ -31,6 +31,7 @@ from tests.test_quant_kernels import KERNELS, TYPES, Matrix, matrix, metal_kerne
 from vexel_core.quant.kernels import gguf_matmul, gpu_backend, library
 from vexel_core.quant.kernels.library import (
     BLOCKS_CHUNK,
+    BLOCKS_FIRST_ROW,
     BLOCKS_ROWS,
     BlocksTiling,
     _blocks_launch,
@@ -191,9 +192,10 @@ def test_product_on_the_gpu(ggml_type: T, dtype: mx.Dtype, m_rows: int,
 @pytest.mark.parametrize("cols", [4096, 5120])
 def test_gguf_matmul_on_the_gpu(cols: int, m_rows: int, ggml_type: T,
                                 rng: np.random.Generator) -> None:
-    # `gguf_matmul` sends these rows of the file's blocks to gemm_blocks (test_selection) at
-    # its default tilings (5120 columns: 8 k-warps over 20 chunks, one stage); an unaligned
-    # buffer too (the blocks one row in: rows off 16-byte words)
+    # `gguf_matmul` sends these rows of the file's blocks to gemm_blocks (test_selection; Q8_0's
+    # 4 rows to the float kernel) at its default tilings (5120 columns: 8 k-warps over 20
+    # chunks, one stage); an unaligned buffer too (the blocks one row in: rows off 16-byte
+    # words)
     m = matrix(ggml_type, rng, cols=cols, rows=200, skip=1)
     x = rows_of(rng, m_rows, cols, mx.bfloat16)
     y = as_float64(gguf_matmul(x, m.raw, ggml_type))
@@ -206,8 +208,14 @@ def test_selection() -> None:
     # of whole chunks; two rows stay the float kernel's; packed Q4_0 is gemm_packed's
     lo, hi = BLOCKS_ROWS
     for ggml_type in TYPES:
-        assert blocks_applies("cuda", ggml_type, False, (lo, 4096), mx.bfloat16)
+        first = BLOCKS_FIRST_ROW.get(ggml_type, lo)
+        assert blocks_applies("cuda", ggml_type, False, (first, 4096), mx.bfloat16)
+        assert not blocks_applies("cuda", ggml_type, False, (first - 1, 4096), mx.bfloat16)
         assert blocks_applies("cuda", ggml_type, False, (hi, 4096), mx.float16)
+    # at 4 rows Q8_0 lost 13.9 us a layer and Q4_K gained 12.6 (session 43)
+    assert not blocks_applies("cuda", T.Q8_0, False, (4, 4096), mx.bfloat16)
+    assert blocks_applies("cuda", T.Q8_0, False, (5, 4096), mx.bfloat16)
+    assert blocks_applies("cuda", T.Q4_K, False, (4, 4096), mx.bfloat16)
     assert not blocks_applies("cuda", T.Q4_K, False, (lo - 1, 4096), mx.bfloat16)
     assert not blocks_applies("cuda", T.Q4_K, False, (hi + 1, 4096), mx.bfloat16)
     assert not blocks_applies("cuda", T.Q4_K, False, (8, 4096), mx.float32)

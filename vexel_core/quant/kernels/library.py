@@ -294,6 +294,14 @@ GEMM_ROWS = (2, 16)
 # and ~60. In the engine (random Q8_0 Llama-3-8B, 8 requests of 512 + 128): 868.5 tok/s, ITL
 # p50 8.3 ms, against 716.1 and 10.3; Q4_K 973.3 and 7.1 against 606.4 and 12.0 (session 42).
 BLOCKS_ROWS = (4, 16)
+# Formats whose products start in ``gemm_blocks`` past BLOCKS_ROWS[0]. Measured at 4 rows
+# (session 43, notes/bench/s43/c): per Llama-3-8B layer, against the float kernel, Q4_K 12.6 us
+# faster, Q6_K 2.5 faster, Q8_0 13.9 slower (its gate/up product 6.6 faster, its down product
+# 18.9 slower). Q8_0 gains at 8 rows (session 42). 5 rows is an interpolation: the float
+# kernel's time grows linearly with the rows (it multiplies each weight once per row),
+# ~12 and ~8 us a row at those two shapes, against this kernel's near-flat time, so a layer
+# gains ~7 us there.
+BLOCKS_FIRST_ROW: dict[GGMLQuantizationType, int] = {Q.Q8_0: 5}
 
 
 def default_gemm_tiling(outs: int, cols: int, m: int, *, gated: bool = False) -> GemmTiling:
@@ -727,10 +735,12 @@ def blocks_applies(backend: Backend, ggml_type: GGMLQuantizationType, packed: bo
     """Whether `gguf_matmul` sends this product to ``gemm_blocks``: the file's blocks of a
     `KERNEL_TYPES` format (on either GPU backend), rows of a multiple of `BLOCKS_CHUNK`
     columns, `BLOCKS_ROWS` activation rows of bfloat16 or float16 (packed Q4_0 has
-    ``gemm_packed``). Metal's rows are CUDA's, untimed there."""
+    ``gemm_packed``), from `BLOCKS_FIRST_ROW` for the formats it names. Metal's rows are
+    CUDA's, untimed there."""
+    first = BLOCKS_FIRST_ROW.get(ggml_type, BLOCKS_ROWS[0])
     return (not packed and ggml_type in KERNEL_TYPES
             and len(x_shape) == 2 and x_shape[1] % BLOCKS_CHUNK == 0
-            and BLOCKS_ROWS[0] <= x_shape[0] <= BLOCKS_ROWS[1] and x_dtype in MMA_DTYPES)
+            and first <= x_shape[0] <= BLOCKS_ROWS[1] and x_dtype in MMA_DTYPES)
 
 
 def gated_applies(backend: Backend, ggml_type: GGMLQuantizationType,
