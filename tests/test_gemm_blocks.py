@@ -115,8 +115,8 @@ def test_emulated_product_notices_a_wrong_weight(rng: np.random.Generator,
 
 
 # The Metal kernel's cases: (format, activation rows, dtype, tiling; None: the library's)
-METAL_TILINGS = [BlocksTiling(k_warps=1, stages=2, rows=8), BlocksTiling(k_warps=1, rows=32,
-                                                                         stages=1)]
+METAL_TILINGS = [BlocksTiling(k_warps=1, stages=2, rows=8),
+                 BlocksTiling(k_warps=1, stages=1, rows=32)]
 METAL_CASES = ([(t, 3, mx.bfloat16, None) for t in TYPES]
                + [(t, 17, mx.float16, None) for t in TYPES]
                + [(t, 5, mx.bfloat16, tiling) for t in (T.Q8_0, T.Q4_K, T.Q6_K)
@@ -146,7 +146,8 @@ def test_emulated_metal_product_equals_reference(ggml_type: T, m_rows: int, dtyp
                                                  rng: np.random.Generator,
                                                  metal_blocks_emulator: Path) -> None:
     # the output starts as NaN, the threadgroup arrays as NaN bytes; 37 weight rows (a
-    # partial tile of 16), three chunks (two simdgroups: one takes two, the other one)
+    # partial tile of 16), three chunks (the default two simdgroups: one takes two, the
+    # other one)
     m = matrix(ggml_type, rng, cols=COLS, rows=37)
     x = rows_of(rng, m_rows, COLS, dtype)
     kernel, launch = metal_blocks(ggml_type, 37, (m_rows, COLS), dtype, tiling)
