@@ -29,7 +29,8 @@
 #    no lane keeps 16 row pointers. With local nvcc, Q4_K at 2-8 rows needs 95 registers
 #    instead of 127 (5 CTAs an SM instead of 4) and 128 instead of 162 at 9-16 rows; Q8_0 is
 #    level; Q6_K at 9-16 rows rises from 133 to 165. Its emulated tests pass. s43_e.sh
-#    times it beside main at 8 and 16 rows.
+#    times it beside main at 8 and 16 rows; s44_a.sh (prepared) profiles both with Nsight
+#    Compute at 8 and 16 rows.
 # B: (~100 s) s43_e.sh if it did not run: the pacing's GPU test (32 layers, paced within the
 #    limit + three layers, built whole past it) three times, with the peaks it asserts on;
 #    gemm_blocks at 5 and 6 rows for Q8_0 and Q6_K. At 4 rows gemm_blocks lost 13.9 us a
