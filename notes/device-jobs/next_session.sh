@@ -25,10 +25,11 @@
 #    static shared memory a 4-warp CTA; registers; the stall reasons; shared-memory bank
 #    conflicts of the 2-byte piece reads), then the change it points to, and an engine A/B of
 #    16 Q4_K requests (`ab.py`) beside llama-batched-bench -npl 16. A first candidate is
-#    ready: branch next/blocks-issue stages a chunk's 16 rows as one list of 16-byte words, so
-#    no lane keeps 16 row pointers. With local nvcc, Q4_K at 2-8 rows needs 95 registers
-#    instead of 127 (5 CTAs an SM instead of 4) and 128 instead of 162 at 9-16 rows; Q8_0 is
-#    level; Q6_K at 9-16 rows rises from 133 to 165. Its emulated tests pass. s43_e.sh
+#    ready: branch next/blocks-issue stages a chunk's 16 rows as one list of 16-byte words in
+#    a loop left rolled. Per local nvcc (sm_90a) every format then needs 67-86 registers a
+#    thread, against main's 127-167: 6-7 CTAs of 4 warps an SM instead of 3-4. Most of that
+#    comes from the rolled loop alone: main's loop over the rows with `#pragma unroll 1`
+#    needs 72-100, a one-line alternative to time beside it. Its emulated tests pass. s43_e.sh
 #    times it beside main at 8 and 16 rows; s44_a.sh (prepared) profiles both with Nsight
 #    Compute at 8 and 16 rows.
 # B: (~100 s) s43_e.sh if it did not run: the pacing's GPU test (32 layers, paced within the
