@@ -57,9 +57,9 @@
 * ``--no-gemm``: 3 to 15 rows of packed Q4_0 through the float matrix-vector kernel and 16
   through the dequantized matrix and MLX's matmul, as before session 39, instead of
   ``gemm_packed`` on the tensor cores.
-* ``--no-gemm-blocks``: 4 to 15 rows of the file's blocks (Q8_0, the K formats ...) through the
-  float matrix-vector kernel and 16 through the dequantized matrix, as before session 41,
-  instead of ``gemm_blocks`` on the tensor cores.
+* ``--no-gemm-blocks``: the few rows of the file's blocks (Q8_0, the K formats ...) that
+  ``blocks_applies`` gives ``gemm_blocks`` through the float matrix-vector kernel, and 16
+  through the dequantized matrix, as before session 41.
 """
 
 from __future__ import annotations

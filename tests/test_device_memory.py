@@ -1,7 +1,8 @@
 """The engine bounds MLX's memory at what it holds plus a step's working set while it runs
-(`vexel_core.memory`), and gives MLX its limit back when it stops. What the bound does to a
-real step's peak is measured by `vexel bench` (peak memory; notes/engine-gpu.md, session 42:
-16 Q4_0 Llama-3-8B prompts of 512, 67.2 GiB before, 36.1 after, at the same speed)."""
+(`vexel_core.memory`), evaluates steps too large for that a layer at a time, and gives MLX its
+limit back when it stops. What both do to a real step's peak is measured by `vexel bench`
+(peak memory; notes/engine-gpu.md: 16 Q4_0 Llama-3-8B prompts of 512, 67.2 GiB before, 36.1
+with the bound, session 42; 23.8 paced, session 43)."""
 
 from __future__ import annotations
 

@@ -1160,7 +1160,6 @@ def test_gated_matmul_takes_the_kernel_where_it_applies(
     for ggml_type, rows, act, kernel in [(T.Q4_0, 1, "silu", "silu"),
                                          (T.Q6_K, 1, "gelu_tanh", "gelu_tanh"),
                                          (T.Q4_0, 2, "silu", None),
-                                         (T.Q4_0, 2, "silu", None),
                                          (T.Q4_0, 3, "silu", None),
                                          (T.Q4_0, 4, "silu", "gemm_blocks"),
                                          (T.Q5_K, 1, "silu", None), (T.Q8_0, 1, None, None)]:
