@@ -27,7 +27,8 @@ from vexel_core.quant.kernels.library import BlocksTiling, gemm_cta_rows
 
 FORMATS = ["Q4_K", "Q6_K", "Q8_0"]
 ROWS = [2, 8, 16]
-OTHER_TILINGS = {"8w1s": (8, 1), "2w4s": (2, 4), "4w1s": (4, 1)}  # (k warps, stages)
+# (k warps, stages)
+OTHER_TILINGS = {"4w2s": (4, 2), "2w4s": (2, 4), "4w1s": (4, 1), "2w2s": (2, 2)}
 
 
 def shape_rows(lib: KernelLibrary, t: Q, n: int, k: int, rows: list[int]) -> None:

@@ -31,7 +31,6 @@ from tests.test_quant_kernels import KERNELS, TYPES, Matrix, matrix, metal_kerne
 from vexel_core.quant.kernels import gguf_matmul, gpu_backend, library
 from vexel_core.quant.kernels.library import (
     BLOCKS_CHUNK,
-    BLOCKS_FIRST_ROW,
     BLOCKS_ROWS,
     BlocksTiling,
     _blocks_launch,
@@ -76,10 +75,10 @@ def test_emulated_product_equals_reference(ggml_type: T, m_rows: int, tiling: Bl
     assert within_bound(y, x, m)
 
 
-@pytest.mark.parametrize("tiling", [BlocksTiling(k_warps=8, stages=1, rows=8),
-                                    BlocksTiling(k_warps=3, rows=16),
+@pytest.mark.parametrize("tiling", [BlocksTiling(k_warps=4, stages=2, rows=8),
+                                    BlocksTiling(k_warps=3, stages=2, rows=16),
                                     BlocksTiling(k_warps=1, rows=32, stages=3)],
-                         ids=["8warps-1stage", "3warps", "1warp-32rows-3stages"])
+                         ids=["4warps-2stages", "3warps", "1warp-32rows-3stages"])
 @pytest.mark.parametrize("dtype", HALF, ids=["bf16", "f16"])
 @pytest.mark.parametrize("ggml_type", [T.Q8_0, T.Q4_K, T.Q6_K], ids=lambda t: t.name)
 def test_emulated_other_tilings_and_float16(ggml_type: T, dtype: mx.Dtype,
@@ -208,16 +207,11 @@ def test_selection() -> None:
     # the file's blocks of every kernel format on CUDA, BLOCKS_ROWS rows of a half type, rows
     # of whole chunks; two rows stay the float kernel's; packed Q4_0 is gemm_packed's
     lo, hi = BLOCKS_ROWS
+    assert lo == 3  # the float kernel keeps two rows
     for ggml_type in TYPES:
-        first = BLOCKS_FIRST_ROW.get(ggml_type, lo)
-        assert blocks_applies("cuda", ggml_type, False, (first, 4096), mx.bfloat16)
-        assert not blocks_applies("cuda", ggml_type, False, (first - 1, 4096), mx.bfloat16)
+        assert blocks_applies("cuda", ggml_type, False, (lo, 4096), mx.bfloat16)
+        assert not blocks_applies("cuda", ggml_type, False, (lo - 1, 4096), mx.bfloat16)
         assert blocks_applies("cuda", ggml_type, False, (hi, 4096), mx.float16)
-    # at 4 rows Q8_0 lost 13.9 us a layer and Q4_K gained 12.6 (session 43)
-    assert not blocks_applies("cuda", T.Q8_0, False, (4, 4096), mx.bfloat16)
-    assert blocks_applies("cuda", T.Q8_0, False, (5, 4096), mx.bfloat16)
-    assert blocks_applies("cuda", T.Q4_K, False, (4, 4096), mx.bfloat16)
-    assert not blocks_applies("cuda", T.Q4_K, False, (lo - 1, 4096), mx.bfloat16)
     assert not blocks_applies("cuda", T.Q4_K, False, (hi + 1, 4096), mx.bfloat16)
     assert not blocks_applies("cuda", T.Q4_K, False, (8, 4096), mx.float32)
     assert not blocks_applies("cuda", T.Q8_0, False, (8, 32 * 97), mx.bfloat16)
@@ -232,9 +226,9 @@ def test_launch_refuses_what_it_cannot_compute() -> None:
     # errors name the parameter and what was expected (planned without a GPU)
     good = (T.Q4_K, (37, 144 * 3), mx.uint8, (3, 768), mx.bfloat16, None)
     launch = _blocks_launch("cuda", *good)
-    assert launch.shape == (3, 37) and launch.grid == (3 * 128, 1, 1)  # 3 CTAs of 4 warps
+    assert launch.shape == (3, 37) and launch.grid == (3 * 256, 1, 1)  # 3 CTAs of 8 warps
     assert ("MT", 8) in launch.template and ("GGML_TYPE", int(T.Q4_K)) in launch.template
-    assert _blocks_launch("cuda", *good[:3], (17, 768), mx.float16, None).grid == (6 * 128, 1, 1)
+    assert _blocks_launch("cuda", *good[:3], (17, 768), mx.float16, None).grid == (6 * 256, 1, 1)
     metal = _blocks_launch("metal", *good)  # two simdgroups, one stage: 32 KiB
     assert metal.grid == (3 * 64, 1, 1) and ("WK", 2) in metal.template
     with pytest.raises(ValueError, match=r"on metal needs k_warps \* stages <= 2 and rows <= 32"):
@@ -252,12 +246,12 @@ def test_launch_refuses_what_it_cannot_compute() -> None:
 
 
 def test_default_tiling_follows_the_kernel_table() -> None:
-    # session 41's table (default_blocks_tiling's docstring): 8 k-warps and one stage past 4096
-    # columns, else 4 x 2; one x tile up to 8 rows, two above
-    assert default_blocks_tiling(14336, 8) == BlocksTiling(k_warps=8, stages=1, rows=8)
-    assert default_blocks_tiling(14336, 9) == BlocksTiling(k_warps=8, stages=1, rows=16)
-    assert default_blocks_tiling(4096, 3) == BlocksTiling(k_warps=4, stages=2, rows=8)
-    assert default_blocks_tiling(4096, 16) == BlocksTiling(k_warps=4, stages=2, rows=16)
+    # session 44's table (default_blocks_tiling's docstring): 8 k-warps and one stage on CUDA,
+    # two simdgroups on Metal; one x tile up to 8 rows, two above
+    assert default_blocks_tiling(3) == BlocksTiling(k_warps=8, stages=1, rows=8)
+    assert default_blocks_tiling(8) == BlocksTiling(k_warps=8, stages=1, rows=8)
+    assert default_blocks_tiling(9) == BlocksTiling(k_warps=8, stages=1, rows=16)
+    assert default_blocks_tiling(16, "metal") == BlocksTiling(k_warps=2, stages=1, rows=16)
     launch = _blocks_launch("cuda", T.Q8_0, (4096, 14336 // 32 * 34), mx.uint8, (8, 14336),
                             mx.bfloat16, None)
     assert launch.grid == (256 * 256, 1, 1) and launch.threadgroup == (256, 1, 1)

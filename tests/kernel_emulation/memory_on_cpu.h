@@ -39,6 +39,7 @@ inline float load1_l2(const __nv_bfloat16* p) { return bf16_to_float(p->bits); }
 inline void store1(float* p, float v) { *p = v; }
 inline void store1(__nv_bfloat16* p, float v) { p->bits = float_to_bf16(v); }
 inline void store1(__half* p, float v) { p->bits = float_to_f16(v); }
+inline void cp_async16(void* smem, const void* gmem) { std::memcpy(smem, gmem, 16); }
 inline void cp_async_commit() {}
 template <int N> inline void cp_async_wait() {}
 inline int stage_bytes(uint8_t* dst, const uint8_t* src, int len, int lane) {

@@ -27,12 +27,12 @@ int run(int wk, int mt, int stages, const uint8_t* w, const T* x, int n, int row
   auto go = [&](auto kernel) {
     launch(ctas, wk * 32, [&] { kernel(w, x, y.data(), n, row_bytes, m); });
   };
-  // the tests' tilings: the library's defaults (4 warps, 8 or 16 rows, 2 stages; 8 warps, one
-  // stage) and awkward ones: three k-slices (chunks not a multiple), one warp with four tiles
-  // of x rows
-  if (wk == 4 && mt == 8 && stages == 2) go(vx::gemm_blocks<F, T, 4, 8, 2>);
-  else if (wk == 4 && mt == 16 && stages == 2) go(vx::gemm_blocks<F, T, 4, 16, 2>);
-  else if (wk == 8 && mt == 8 && stages == 1) go(vx::gemm_blocks<F, T, 8, 8, 1>);
+  // the tests' tilings: the library's defaults (8 warps, one stage, 8 or 16 rows), 4 warps over
+  // two stages, and awkward ones: three k-slices (chunks not a multiple), one warp with four
+  // tiles of x rows
+  if (wk == 8 && mt == 8 && stages == 1) go(vx::gemm_blocks<F, T, 8, 8, 1>);
+  else if (wk == 8 && mt == 16 && stages == 1) go(vx::gemm_blocks<F, T, 8, 16, 1>);
+  else if (wk == 4 && mt == 8 && stages == 2) go(vx::gemm_blocks<F, T, 4, 8, 2>);
   else if (wk == 3 && mt == 16 && stages == 2) go(vx::gemm_blocks<F, T, 3, 16, 2>);
   else if (wk == 1 && mt == 32 && stages == 3) go(vx::gemm_blocks<F, T, 1, 32, 3>);
   else return 3;

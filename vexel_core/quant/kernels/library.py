@@ -237,8 +237,8 @@ class BlocksTiling:
     CUDA; on Metal, whose threadgroups have 32 KiB and also hold each simdgroup's decoded
     span (metal/gemm.metal), k_warps * stages <= 2 and rows <= 32."""
 
-    k_warps: int = 4
-    stages: int = 2
+    k_warps: int = 8
+    stages: int = 1
     rows: int = 16
 
     def grid(self, n: int, m: int) -> int:
@@ -246,18 +246,18 @@ class BlocksTiling:
         return -(-n // 16) * -(-m // self.rows)
 
 
-def default_blocks_tiling(cols: int, m: int, backend: Backend = "cuda") -> BlocksTiling:
-    """``gemm_blocks``'s tiling for rows of *cols* columns and *m* activation rows. Metal: two
-    simdgroups, one stage (what its threadgroup memory holds; never timed). CUDA: from
-    session 41's kernel table (notes/bench/s41/d/kern.txt): 8 k-warps and one stage past 4096
-    columns, where 4 warps over one tile of 16 rows leave too few warps an SM (4096x14336,
-    us at 2 / 8 / 16 rows: Q8_0 68.4 / 74.4 / 63.2 against 76.6 / 88.5 / 138.2, Q6_K 60.8 /
-    62.0 / 70.2 against 76.1 / 87.9 / 69.1, Q4_K 59.4 / 61.7 / 68.6 against 56.5 / 59.5 /
-    61.7; at 4096 columns 4 x 2 was as fast or faster). Not yet timed in the engine."""
+def default_blocks_tiling(m: int, backend: Backend = "cuda") -> BlocksTiling:
+    """``gemm_blocks``'s tiling for *m* activation rows (`gemm_cta_rows` a CTA). Metal: two
+    simdgroups, one stage (what its threadgroup memory holds; never timed). CUDA: 8 k-warps
+    and one stage, from session 44's kernel table (notes/bench/s44/d, the chunk staged as one
+    list of words): per Llama-3-8B layer (4096x4096, 6144x4096, 28672x4096, 4096x14336) at 8
+    rows, Q4_K 121.4 us against 4 x 2's 121.5, Q6_K 145.3 against 153.1, Q8_0 142.6 against
+    166.9; at 16, Q4_K 145.9 against 152.5. (4 x 1 was 2-3 us faster on Q4_K's and Q6_K's
+    28672x4096 at 3-8 rows, and 10-35 us slower on 4096x14336.)"""
     rows = gemm_cta_rows(m)
     if backend == "metal":
         return BlocksTiling(k_warps=2, stages=1, rows=rows)
-    return BlocksTiling(k_warps=8, stages=1, rows=rows) if cols > 4096 else BlocksTiling(rows=rows)
+    return BlocksTiling(rows=rows)
 
 
 def gemm_cta_rows(m: int) -> int:
@@ -280,28 +280,18 @@ MMA_DTYPES = (mx.bfloat16, mx.float16)
 # with two row tiles took 20.7-21.3 us at 2-8 rows of 4096x14336, 1 x 4 with two row tiles
 # 15.5 / 53.0 at 12 rows of 6144x4096 / 28672x4096 (notes/bench/s40/c).
 GEMM_ROWS = (2, 16)
-# Activation rows that `gguf_matmul` sends to ``gemm_blocks``. Session 41 (notes/bench/s41/d,
-# the H200, CUPTI, median of three passes; benchmarks/gemm_blocks.py) at 4096x4096, 28672x4096
-# and 4096x14336 of Q4_K / Q6_K / Q8_0: at 8 rows 18.5-20.8 / 78.3-96.1 / 59.5-88.5 us against
-# the float kernel's 24.1-26.9 / 135.1-170.7 / 83.1-86.4; at 16, 19.6-21.4 / 94.8-106.8 /
-# 61.7-138.2 against the dequantized matrix's 21.2-26.5 / 139.0-162.0 / 75.1-86.5. At two rows
-# the float kernel (one tile of 2) was faster on every shape (0.54-0.88 of this kernel's
-# time), so it keeps them. Three rows too (session 42, notes/bench/s42/a): Q4_K / Q6_K / Q8_0
-# 78.8 / 89.3 / 80.1 us at 28672x4096 against the float kernel's 88.6 / 94.5 / 79.3, but
-# 59.4 / 61.5 / 70.3 at 4096x14336 against 43.9 / 52.3 / 46.7, a loss of 4-24 us a layer.
-# Four rows are an estimate: the float kernel's time grows ~19 and ~9 us a row at those
-# shapes (its 2, 3 and 8 row figures), ~107 and ~52 us at 4 rows, against this kernel's ~79
-# and ~60. In the engine (random Q8_0 Llama-3-8B, 8 requests of 512 + 128): 868.5 tok/s, ITL
-# p50 8.3 ms, against 716.1 and 10.3; Q4_K 973.3 and 7.1 against 606.4 and 12.0 (session 42).
-BLOCKS_ROWS = (4, 16)
-# Formats whose products start in ``gemm_blocks`` past BLOCKS_ROWS[0]. Measured at 4 rows
-# (session 43, notes/bench/s43/c): per Llama-3-8B layer, against the float kernel, Q4_K 12.6 us
-# faster, Q6_K 2.5 faster, Q8_0 13.9 slower (its gate/up product 6.6 faster, its down product
-# 18.9 slower). Q8_0 gains at 8 rows (session 42). 5 rows is an interpolation: the float
-# kernel's time grows linearly with the rows (it multiplies each weight once per row),
-# ~12 and ~8 us a row at those two shapes, against this kernel's near-flat time, so a layer
-# gains ~7 us there.
-BLOCKS_FIRST_ROW: dict[GGMLQuantizationType, int] = {Q.Q8_0: 5}
+# Activation rows that `gguf_matmul` sends to ``gemm_blocks``. Session 44 (notes/bench/s44/d,
+# the H200, CUPTI, median of three passes; benchmarks/gemm_blocks.py, default tiling): at 3
+# rows of Q4_K / Q6_K / Q8_0, 11.3-12.9 / 15.2-17.3 / 60.3-66.6 / 33.0-43.7 us at 4096x4096,
+# 6144x4096, 28672x4096 and 4096x14336, against the float kernel's 14.8-16.1 / 20.9-22.5 /
+# 78.7-94.5 / 43.6-51.4; at 16 rows 14.8-18.0 / 17.6-22.2 / 70.6-95.0 / 42.9-65.5 against the
+# dequantized matrix's 21.3-25.2 / 30.3-36.2 / 140.7-163.8 / 74.8-87.0. (Before session 44
+# staged a chunk as one list of words, the kernel lost at 3 rows and Q8_0 at 4.) Two rows
+# keep the float kernel (one tile of 2), faster there in session 41 (0.54-0.88 of this
+# kernel's time then; not measured since). In the engine (random Q4_K Llama-3-8B, 16
+# requests of 512 + 128): 2,048.8 and 2,051.3 tok/s against 1,663.9 with session 43's
+# staging (session 44, call C).
+BLOCKS_ROWS = (3, 16)
 
 
 def default_gemm_tiling(outs: int, cols: int, m: int, *, gated: bool = False) -> GemmTiling:
@@ -735,12 +725,10 @@ def blocks_applies(backend: Backend, ggml_type: GGMLQuantizationType, packed: bo
     """Whether `gguf_matmul` sends this product to ``gemm_blocks``: the file's blocks of a
     `KERNEL_TYPES` format (on either GPU backend), rows of a multiple of `BLOCKS_CHUNK`
     columns, `BLOCKS_ROWS` activation rows of bfloat16 or float16 (packed Q4_0 has
-    ``gemm_packed``), from `BLOCKS_FIRST_ROW` for the formats it names. Metal's rows are
-    CUDA's, untimed there."""
-    first = BLOCKS_FIRST_ROW.get(ggml_type, BLOCKS_ROWS[0])
+    ``gemm_packed``). Metal's rows are CUDA's, untimed there."""
     return (not packed and ggml_type in KERNEL_TYPES
             and len(x_shape) == 2 and x_shape[1] % BLOCKS_CHUNK == 0
-            and first <= x_shape[0] <= BLOCKS_ROWS[1] and x_dtype in MMA_DTYPES)
+            and BLOCKS_ROWS[0] <= x_shape[0] <= BLOCKS_ROWS[1] and x_dtype in MMA_DTYPES)
 
 
 def gated_applies(backend: Backend, ggml_type: GGMLQuantizationType,
@@ -951,7 +939,7 @@ def _blocks_launch(
     if cols % BLOCKS_CHUNK:
         raise ValueError(f"gemm_blocks takes rows of a multiple of {BLOCKS_CHUNK} columns; "
                          f"got {cols}")
-    tiling = tiling or default_blocks_tiling(cols, x_shape[0], backend)
+    tiling = tiling or default_blocks_tiling(x_shape[0], backend)
     fits = (tiling.k_warps * tiling.stages <= 8 if backend == "cuda"
             else tiling.k_warps * tiling.stages <= 2 and tiling.rows <= 32)
     if not fits or tiling.rows % 8:

@@ -9,10 +9,10 @@
 // matmul of the same shape (session 40's "before" column). Here each weight is decoded once,
 // for all rows, into the A operand of mma.sync.m16n8k16: scale * q + min computed in float32
 // and rounded once to x's type, the value the dequantizing kernel writes, so both paths
-// multiply the same weights. On the H200 (session 41, CUPTI) 8 rows of 28672x4096 take 78 us
-// of Q4_K against the float kernel's 171, 96 of Q8_0 against 135; 8 requests of a Q8_0 model
-// decode at 869 tok/s against 716. (Not yet at the bytes' pace: 840-1,560 GB/s. Rows past 4096
-// columns take 8 k-warps, library.default_blocks_tiling: 4096 rows make only 256 CTAs.)
+// multiply the same weights. On the H200 (session 44, CUPTI) 8 rows of 28672x4096 take 60 us
+// of Q4_K against the float kernel's 170, 64 of Q8_0 against 135; 16 requests of a Q4_K model
+// decode at 2,049 tok/s against 1,664 with session 43's staging (below). (Not yet at the
+// bytes' pace: 700-1,900 GB/s against ~3,800. 8 k-warps a CTA, library.default_blocks_tiling.)
 //
 // A warp owns a tile of 16 weight rows (A) and MT activation rows (B's 8 columns a tile). As
 // kernels.cuh's gemv does, it stages a chunk of GEMM_CHUNK elements of each of its 16 rows into
@@ -70,10 +70,25 @@ __device__ __forceinline__ void gemm_blocks(const uint8_t* w, const T* x, T* y, 
 #pragma unroll
   for (int m = 0; m < MTILES; ++m) xrow[m] = x + size_t(min(m0 + 8 * m + g, M - 1)) * K;
 
+  // The chunk's 16 rows as one list of 16-byte words, the lanes taking every 32nd: each lane
+  // computes the row of each word it copies, where a loop over the rows kept all 16 row
+  // pointers alive in registers and left most lanes idle (10 words a row of Q4_K). Not
+  // unrolled: unrolled, ptxas kept the addresses of every copy alive across the chunk's
+  // products (nvcc 13, sm_90a: Q4_K at 2-8 rows 95 registers a thread, 67 rolled; the loop
+  // over the rows before session 44, 127). Q4_K's 28672x4096 at 8 / 16 rows: 58.3 / 72.0 us
+  // against 78.0 / 93.8 with that loop (same tiling, same call).
   auto issue = [&](int i) {
     const int ch = wk + i * WK;
-#pragma unroll
-    for (int r = 0; r < 16; ++r) stage_bytes(stage[wk][i % STAGES][r], src(r, ch), C::BYTES, lane);
+    constexpr int WORDS = C::SLOT / 16;
+#pragma unroll 1
+    for (int k = lane; k < 16 * WORDS; k += 32) {
+      const int r = k / WORDS, j = k % WORDS;
+      const uintptr_t start = reinterpret_cast<uintptr_t>(src(r, ch));
+      const int off = int(start & 15);
+      if (16 * j < off + C::BYTES)
+        cp_async16(stage[wk][i % STAGES][r] + 16 * j,
+                   reinterpret_cast<const uint8_t*>(start - off) + 16 * j);
+    }
   };
 
   // run 0 and run 1 of each pair in accumulators of their own: two chains of dependent mma
