@@ -49,12 +49,12 @@ def test_bench_prints_table_and_writes_json(tmp_path: Path) -> None:
     assert all(s["launch_s"] >= s["submit_s"] >= 0 and s["wait_s"] >= 0 for s in steps)
 
 
-@pytest.mark.parametrize("dtype", ["q8_0", "q4_0", "q4_k", "q6_k"])
+@pytest.mark.parametrize("dtype", ["q8_0", "q4_0", "q4_k", "q5_k", "q6_k"])
 def test_random_quantized_model_has_sane_weights(dtype: str, tmp_path: Path) -> None:
     # every matrix of the --random file in the asked format, its scales set (random bytes
     # there would make NaN or weights up to 65504 times a code): finite, and at most 128
     # times 0.5 / sqrt(columns) (Q8_0's largest code; the K formats' d is divided by their
-    # sub-block scales, so that Q4_K reaches ~32 times it and Q6_K 64)
+    # sub-block scales, so that Q4_K and Q5_K reach ~32 and ~62 times it and Q6_K 64)
     from gguf import GGUFReader
     from gguf.quants import dequantize
 

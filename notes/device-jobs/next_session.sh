@@ -3,58 +3,49 @@
 # 34's probe printed nothing after 300 s; write to $OUT and read the file after); at most 8
 # files come back from $OUT; give an ncu run twice its expected time and have its workload
 # write its map as it goes (benchmarks/packed_ncu.py does). Carry [".devkit/wheels",
-# ".devkit/setup.sh"] (add ".devkit/peers" for llama.cpp, with notes/bench moved out of the
-# tree: the carry is limited to 64 MiB; `notes/device-jobs/tree_slim.sh` moves it). A
-# machine left idle for 30 s is given back: a call that needs the last one's state
-# (llama.cpp's build in /tmp/lc) must follow at once. A refused start costs ~105 s of the
-# budget, and a call answered "none asked for" 15 s (session 36 lost ~650 s to five refusals:
-# wait the minutes the answer names, not less). Do not start one with under ~240 s left.
+# ".devkit/setup.sh"] (add ".devkit/peers" for llama.cpp, with notes/bench and the shipped model
+# moved out of the tree: the carry is limited to 64 MiB; `notes/device-jobs/tree_slim.sh out
+# --model`). A machine left idle for 30 s is given back: a call that needs the last one's state
+# (llama.cpp's build in /tmp/lc, /tmp/vx's random models) must follow at once. A refused start
+# costs ~105 s of the budget, and a call answered "none asked for" 15 s: wait the minutes the
+# answer names, not less. Do not start one with under ~240 s left.
 # .devkit is not in git. In a fresh checkout: `bash notes/device-jobs/devkit_fill.sh` (from
 # ../shared and PyPI: setup.sh, wheels, peers, extra for the whole suite, pyspy).
 #
-# Written at the end of session 43. Main then: session 42's kernels and memory bound, prompt
-# steps paced a layer at a time (16 Q4_0 requests peak 23.83 GiB, TTFT 183 ms, 2,512-2,554
-# tok/s), gemm_blocks' Metal twin (emulated only). One request unchanged (446.0 beside
-# llama.cpp's 348.87, session 39); Q4_K: one request 355.0 against llama.cpp's 290.85, 8
-# requests 990.4 against 984.24, **16 requests 1,645.2 against llama.cpp's 2,065.40**.
+# Written at the end of session 44. Main then: gemm_blocks stages a chunk as one list of
+# 16-byte words (67-94 registers a thread, not 127-167), 8 k-warps and one stage, from 3 rows
+# for every format. Session 44's figures (README [q]): Q4_K 16 requests 2,043.9 tok/s against
+# llama.cpp's S_TG 2,090.20, 8 requests 1,316.1 against 963.22, one request 424.7 against
+# 294.44; Q8_0 8 requests 1,229.7 against 1,045.12, one request 291.2 against 253.98. Q4_0 one
+# request 446.0 (session 39): the 600 tok/s goal is the only acceptance item not met.
 #
-# A: (~350 s) gemm_blocks at 16 rows, where llama.cpp's K-quant batch now leads. Its time
-#    hardly moves with the rows (Q4_K 28672x4096: 78-79 us from 2 to 8 rows, 95 at 16; 66 MB,
-#    ~18 us at the copy bandwidth), so it is paced by its decoding or its latency, not its
-#    bytes. First Nsight Compute on Q4_K 28672x4096 at 8 and 16 rows (occupancy: 24 KiB of
-#    static shared memory a 4-warp CTA; registers; the stall reasons; shared-memory bank
-#    conflicts of the 2-byte piece reads), then the change it points to, and an engine A/B of
-#    16 Q4_K requests (`ab.py`) beside llama-batched-bench -npl 16. A first candidate is
-#    ready: branch next/blocks-issue stages a chunk's 16 rows as one list of 16-byte words in
-#    a loop left rolled. Per local nvcc (sm_90a) every format then needs 67-86 registers a
-#    thread, against main's 127-167: 6-7 CTAs of 4 warps an SM instead of 3-4. Most of that
-#    comes from the rolled loop alone: main's loop over the rows with `#pragma unroll 1`
-#    needs 72-100, a one-line alternative to time beside it. Its emulated tests pass. s43_e.sh
-#    times it beside main at 8 and 16 rows; s44_a.sh (prepared) profiles both with Nsight
-#    Compute at 8 and 16 rows.
-# B: (~100 s) s43_e.sh if it did not run: the pacing's GPU test (32 layers, paced within the
-#    limit + three layers, built whole past it) three times, with the peaks it asserts on;
-#    gemm_blocks at 5 and 6 rows for Q8_0 and Q6_K. At 4 rows gemm_blocks lost 13.9 us a
-#    layer for Q8_0, was level for Q6_K and won 12.6 for Q4_K (gpu-kernels.md, session 43):
-#    BLOCKS_ROWS by format, and the two shapes of 4096 rows (where it always lost at 4 rows)
-#    kept on the float kernel, are the candidates.
-# C: the rest of test_quant_kernels.py's GPU tests: session 43's call D ran 201 (passed) of
-#    them in 400 s; give the remainder its own call (`-k` on the parts not reached: the
-#    tests after the gated mode's).
-# D: one request (the only acceptance goal not met: 446 tok/s of 600): the levers in
-#    notes/closing-note-s38.md; a layer is ~61 us against ~33 us of bytes, every gap a chain of
-#    latencies inside a launch.
-# E: one request of Q4_K, the format most users' files hold (Q4_K_M): 355.0 tok/s against
-#    Q4_0's 446, and llama.cpp's 290.85 (session 43; measured while llama.cpp compiled at nice
-#    19, so perhaps paced by a busy host: measure it alone first). The one-launch
-#    feed-forward kernel and gemv_packed serve packed Q4_0 only; a timeline of the Q4_K step
-#    (`gpu_timeline.py`) would say which of its launches to take on first.
+# A: (~250 s) Q5_K on gemv_int8 (branch next/q5k-int8, written by a helper in session 44 from
+#    session 15's lost branch; emulated only). Its GPU tests (`test_quant_kernels.py -m gpu -k
+#    Q5_K -n 6`), then `benchmarks/kernels.py` for Q5_K at one row against the float kernel
+#    (session 39: 43.5 us at 14336x4096, 25% of the copy bandwidth; Q4_K's gemv_int8 21.5), then
+#    `vexel bench --random llama3-8b --dtype q5_k -n 1` on the branch and on main (one PTX cache
+#    an arm, or two checkouts). Q5_K is Q5_K_M files' main format. Merge if it wins.
+# B: (~150 s) gemm_blocks at 1 and 2 rows: `benchmarks/gemm_blocks.py --rows 1,2 --formats
+#    Q4_K,Q6_K,Q8_0` and the float-kernel formats (Q5_K, Q3_K, Q2_K, Q4_1, Q5_0) at 1-3 rows.
+#    Session 44 moved BLOCKS_ROWS' start to 3 from the 3-row table; 2 rows (float kernel
+#    there, session 41: 0.54-0.88 of the old gemm_blocks' time) was not measured with the new
+#    staging. For the formats without gemv_int8 one row of gemm_blocks may beat the float
+#    kernel (gemm_blocks' time hardly moves with the rows).
+# C: (~300 s) one Q4_0 request, toward 600 tok/s. Session 44's lesson: gemm_blocks was paced
+#    by registers and idle lanes in a staging loop, not by bytes. The one-launch feed-forward
+#    kernel (34-35 us a layer against ~25 at the copy bandwidth) and gemv_int8's q/k/v and
+#    output products (7 and 9 us against ~3.5 and ~2.5) are the candidates: their registers
+#    per local nvcc (`pytest -s tests/test_quant_kernels.py -k compile_for_sm90`), then Nsight
+#    Compute on one decode step's launches (stall reasons, achieved occupancy).
+# D: the pacing's GPU test once more with the whole GPU suite (`gpu_tests.sh`), and
+#    `test_quant_kernels.py tests/test_gemm_blocks.py -m gpu -n 6` (session 44: 402 passed,
+#    118 skipped, 168 s).
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
-# (serve_startup.sh runs it itself).
-# Alternated A/Bs: benchmarks/alternate.py CHANGE (one process, any ab.py change; session 23
-# found separate processes too noisy for a 1 ms change), or for whole commands
-# notes/device-jobs/arms_rounds.sh ROUNDS "arm command" ... (median of the runs' medians).
+# Alternated A/Bs: benchmarks/alternate.py CHANGE (one process, any ab.py change), or for
+# whole commands notes/device-jobs/arms_rounds.sh ROUNDS "arm command" ...; for a kernel
+# header's two versions in one call, copy the old header aside and give each arm its own
+# MLX_PTX_CACHE_DIR (s44_c.sh): MLX keys its PTX cache by kernel name, not by the headers.
 export VEXEL_CACHE=/tmp/vx
 echo "see the comment above: each call runs its own script"; exit 2

@@ -37,10 +37,10 @@ PRESETS = {
     "tiny": Preset(128, 2, 384, 4, 2, 1024, context=1024),
 }
 DTYPES = {"bf16": "BF16", "f16": "F16", "f32": "F32", "q8_0": "Q8_0", "q4_0": "Q4_0",
-          "q4_k": "Q4_K", "q6_k": "Q6_K"}
-# The K formats multiply d by a sub-block scale (Q4_K: 6 bits, ~32; Q6_K: int8, ~64): d is
-# divided by it so that weights stay near the legacy formats' magnitudes.
-_SUB_SCALE = {"Q4_K": 32.0, "Q6_K": 64.0}
+          "q4_k": "Q4_K", "q5_k": "Q5_K", "q6_k": "Q6_K"}
+# The K formats multiply d by a sub-block scale (Q4_K, Q5_K: 6 bits, ~32; Q6_K: int8, ~64): d
+# is divided by it so that weights stay near the legacy formats' magnitudes.
+_SUB_SCALE = {"Q4_K": 32.0, "Q5_K": 32.0, "Q6_K": 64.0}
 
 
 def _matrix(
