@@ -49,9 +49,10 @@ def test_bench_prints_table_and_writes_json(tmp_path: Path) -> None:
     assert all(s["launch_s"] >= s["submit_s"] >= 0 and s["wait_s"] >= 0 for s in steps)
 
 
-@pytest.mark.parametrize("dtype", ["q8_0", "q4_0", "q4_k", "q5_k", "q6_k"])
+@pytest.mark.parametrize("dtype", ["q8_0", "q4_0", "q4_k", "q5_k", "q6_k", "q4_k_m", "q5_k_m"])
 def test_random_quantized_model_has_sane_weights(dtype: str, tmp_path: Path) -> None:
-    # every matrix of the --random file in the asked format, its scales set (random bytes
+    # every matrix of the --random file in the asked format (a mix: Q6_K where llama-quantize
+    # puts it, below), its scales set (random bytes
     # there would make NaN or weights up to 65504 times a code): finite, and at most 128
     # times 0.5 / sqrt(columns) (Q8_0's largest code; the K formats' d is divided by their
     # sub-block scales, so that Q4_K and Q5_K reach ~32 and ~62 times it and Q6_K 64)
@@ -65,8 +66,13 @@ def test_random_quantized_model_has_sane_weights(dtype: str, tmp_path: Path) -> 
     path = write_random_model(tmp_path / "m.gguf", "small", dtype)
     matrices = [t for t in GGUFReader(path).tensors if len(t.shape) == 2]
     assert len(matrices) == 2 + 7 * 4  # embedding, output, seven a block
+    # llama-quantize's use_more_bits at 4 layers: layers 2 (every third past the first eighth)
+    # and 3 (the last eighth)
+    more_bits = {"output.weight", "blk.2.attn_v.weight", "blk.3.attn_v.weight",
+                 "blk.2.ffn_down.weight", "blk.3.ffn_down.weight"}
     for t in matrices:
-        assert t.tensor_type.name == DTYPES[dtype], t.name
+        mixed = dtype.endswith("_m") and t.name in more_bits
+        assert t.tensor_type.name == ("Q6_K" if mixed else DTYPES[dtype]), t.name
         w = dequantize(t.data, t.tensor_type)
         bound = 128 * 0.5 / np.sqrt(w.shape[1])
         assert np.isfinite(w).all() and 0 < np.abs(w).max() <= bound, (t.name, np.abs(w).max())

@@ -37,7 +37,11 @@ PRESETS = {
     "tiny": Preset(128, 2, 384, 4, 2, 1024, context=1024),
 }
 DTYPES = {"bf16": "BF16", "f16": "F16", "f32": "F32", "q8_0": "Q8_0", "q4_0": "Q4_0",
-          "q4_k": "Q4_K", "q5_k": "Q5_K", "q6_k": "Q6_K"}
+          "q4_k": "Q4_K", "q5_k": "Q5_K", "q6_k": "Q6_K", "q4_k_m": "Q4_K", "q5_k_m": "Q5_K"}
+# llama-quantize's Q4_K_M and Q5_K_M (llama.cpp src/llama-quant.cpp, llama_tensor_get_type):
+# the base type, but Q6_K for the output matrix and, in the layers `_more_bits` picks, for
+# attn_v and ffn_down: what most users' files hold.
+MIXES = frozenset({"q4_k_m", "q5_k_m"})
 # The K formats multiply d by a sub-block scale (Q4_K, Q5_K: 6 bits, ~32; Q6_K: int8, ~64): d
 # is divided by it so that weights stay near the legacy formats' magnitudes.
 _SUB_SCALE = {"Q4_K": 32.0, "Q5_K": 32.0, "Q6_K": 64.0}
@@ -62,6 +66,12 @@ def _matrix(
     for offset in F16_FIELDS[qtype]:  # d (and dmin): sane values, never NaN
         raw[:, :, offset : offset + 2] = np.frombuffer(scale.tobytes(), dtype=np.uint8)
     return raw.reshape(rows, -1), t
+
+
+def _more_bits(layer: int, layers: int) -> bool:
+    """llama-quantize's use_more_bits: the first and last eighth of the layers, every third
+    between."""
+    return layer < layers // 8 or layer >= 7 * layers // 8 or (layer - layers // 8) % 3 == 2
 
 
 def write_random_model(path: Path, preset_name: str, dtype: str, seed: int = 0) -> Path:
@@ -104,8 +114,8 @@ def write_random_model(path: Path, preset_name: str, dtype: str, seed: int = 0) 
     w.add_bos_token_id(1)
     w.add_eos_token_id(2)
 
-    def add(name: str, rows: int, cols: int) -> None:
-        arr, t = _matrix(rng, rows, cols, qtype)
+    def add(name: str, rows: int, cols: int, more_bits: bool = False) -> None:
+        arr, t = _matrix(rng, rows, cols, "Q6_K" if more_bits and dtype in MIXES else qtype)
         if t in (GGMLQuantizationType.F32, GGMLQuantizationType.F16):
             w.add_tensor(name, arr)
         else:
@@ -120,13 +130,13 @@ def write_random_model(path: Path, preset_name: str, dtype: str, seed: int = 0) 
         w.add_tensor(f"{b}.ffn_norm.weight", ones)
         add(f"{b}.attn_q.weight", p.hidden, p.hidden)
         add(f"{b}.attn_k.weight", kv, p.hidden)
-        add(f"{b}.attn_v.weight", kv, p.hidden)
+        add(f"{b}.attn_v.weight", kv, p.hidden, _more_bits(i, p.layers))
         add(f"{b}.attn_output.weight", p.hidden, p.hidden)
         add(f"{b}.ffn_gate.weight", p.ffn, p.hidden)
         add(f"{b}.ffn_up.weight", p.ffn, p.hidden)
-        add(f"{b}.ffn_down.weight", p.hidden, p.ffn)
+        add(f"{b}.ffn_down.weight", p.hidden, p.ffn, _more_bits(i, p.layers))
     w.add_tensor("output_norm.weight", ones)
-    add("output.weight", p.vocab, p.hidden)
+    add("output.weight", p.vocab, p.hidden, more_bits=True)
     finish(w)
     tmp.rename(path)
     return path
