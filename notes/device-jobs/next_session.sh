@@ -37,6 +37,12 @@
 #    output products (7 and 9 us against ~3.5 and ~2.5) are the candidates: their registers
 #    per local nvcc (`pytest -s tests/test_quant_kernels.py -k compile_for_sm90`), then Nsight
 #    Compute on one decode step's launches (stall reasons, achieved occupancy).
+# E: (~400 s, peers carried) `s45_mix.sh`: a random Q4_K_M Llama-3-8B (`--dtype q4_k_m`, mixed
+#    as llama-quantize mixes it: Q6_K output, attn_v and ffn_down in 16 of 32 layers), the
+#    format most users' files hold, Vexel 16 / 8 / 1 requests beside llama.cpp on the same
+#    file. Those 16 layers' q, k and v take three products (WeightTensor.stack needs one
+#    format): if that shows, stack q and k and keep v apart (Attention's fused path hands the
+#    attention kernel the q/k heads unrotated, `Unrotated(..., heads)`: v would need its place).
 # D: the pacing's GPU test once more with the whole GPU suite (`gpu_tests.sh`), and
 #    `test_quant_kernels.py tests/test_gemm_blocks.py -m gpu -n 6` (session 44: 402 passed,
 #    118 skipped, 168 s).
