@@ -60,11 +60,15 @@ inline void gemm_blocks(const device uint8_t* w, const device T* x, device T* y,
   for (int i = 0; i < mine; ++i) {
     const int ch = int(wk) + i * WK;
     threadgroup uint8_t* buf = stage + (int(wk) * STAGES + i % STAGES) * 16 * C::SLOT;
-    for (int r = 0; r < 16; ++r) {
-      // Rows past N (the last threadgroup) read row N - 1 and are never stored.
-      const device uint8_t* src =
-          w + size_t(metal::min(n0 + r, N - 1)) * row_bytes + size_t(ch) * C::BYTES;
-      stage_bytes(buf + r * C::SLOT, src, C::BYTES, lane);
+    // The chunk's 16 rows as one list of 2-byte halves, the lanes taking every 32nd, as
+    // CUDA's stages one list of 16-byte words (a loop over the rows left lanes idle in each
+    // row's last pass). Rows past N (the last threadgroup) read row N - 1, never stored.
+    constexpr int HALVES = C::BYTES / 2;
+    for (int k = int(lane); k < 16 * HALVES; k += 32) {
+      const int r = k / HALVES, j = k % HALVES;
+      const device ushort* src = reinterpret_cast<const device ushort*>(
+          w + size_t(metal::min(n0 + r, N - 1)) * row_bytes + size_t(ch) * C::BYTES);
+      reinterpret_cast<threadgroup ushort*>(buf + r * C::SLOT)[j] = src[j];
     }
     metal::simdgroup_barrier(metal::mem_flags::mem_threadgroup);
     for (int k = int(lane); k < 16 * C::GROUPS; k += 32) {
