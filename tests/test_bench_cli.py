@@ -52,8 +52,8 @@ def test_bench_prints_table_and_writes_json(tmp_path: Path) -> None:
 @pytest.mark.parametrize("dtype", ["q8_0", "q4_0", "q4_k", "q5_k", "q6_k", "q4_k_m", "q5_k_m"])
 def test_random_quantized_model_has_sane_weights(dtype: str, tmp_path: Path) -> None:
     # every matrix of the --random file in the asked format (a mix: Q6_K where llama-quantize
-    # puts it, below), its scales set (random bytes
-    # there would make NaN or weights up to 65504 times a code): finite, and at most 128
+    # puts it, below), its scales set (random bytes there would make NaN or weights up to
+    # 65504 times a code): finite, and at most 128
     # times 0.5 / sqrt(columns) (Q8_0's largest code; the K formats' d is divided by their
     # sub-block scales, so that Q4_K and Q5_K reach ~32 and ~62 times it and Q6_K 64)
     from gguf import GGUFReader
