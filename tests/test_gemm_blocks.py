@@ -192,10 +192,9 @@ def test_product_on_the_gpu(ggml_type: T, dtype: mx.Dtype, m_rows: int,
 @pytest.mark.parametrize("cols", [4096, 5120])
 def test_gguf_matmul_on_the_gpu(cols: int, m_rows: int, ggml_type: T,
                                 rng: np.random.Generator) -> None:
-    # `gguf_matmul` sends these rows of the file's blocks to gemm_blocks (test_selection; Q8_0's
-    # 4 rows to the float kernel) at its default tilings (5120 columns: 8 k-warps over 20
-    # chunks, one stage); an unaligned buffer too (the blocks one row in: rows off 16-byte
-    # words)
+    # `gguf_matmul` sends these rows of the file's blocks to gemm_blocks (test_selection) at
+    # its default tiling (8 k-warps, one stage: over 16 or 20 chunks here); an unaligned
+    # buffer too (the blocks one row in: rows off 16-byte words)
     m = matrix(ggml_type, rng, cols=cols, rows=200, skip=1)
     x = rows_of(rng, m_rows, cols, mx.bfloat16)
     y = as_float64(gguf_matmul(x, m.raw, ggml_type))

@@ -940,11 +940,11 @@ def _blocks_launch(
         raise ValueError(f"gemm_blocks takes rows of a multiple of {BLOCKS_CHUNK} columns; "
                          f"got {cols}")
     tiling = tiling or default_blocks_tiling(x_shape[0], backend)
-    fits = (tiling.k_warps * tiling.stages <= 8 if backend == "cuda"
-            else tiling.k_warps * tiling.stages <= 2 and tiling.rows <= 32)
-    if not fits or tiling.rows % 8:
-        limit = ("k_warps * stages <= 8" if backend == "cuda"
-                 else "k_warps * stages <= 2 and rows <= 32")
+    # staged chunks and activation rows a CTA's static shared memory holds (BlocksTiling)
+    slots, most_rows = (8, None) if backend == "cuda" else (2, 32)
+    if (tiling.k_warps * tiling.stages > slots or tiling.rows % 8
+            or (most_rows is not None and tiling.rows > most_rows)):
+        limit = f"k_warps * stages <= {slots}" + (f" and rows <= {most_rows}" if most_rows else "")
         raise ValueError(f"BlocksTiling on {backend} needs {limit} (static shared memory) and "
                          f"rows a multiple of 8; got {tiling}")
     threads = tiling.k_warps * 32
