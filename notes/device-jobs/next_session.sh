@@ -43,6 +43,10 @@
 #    file. Those 16 layers' q, k and v take three products (WeightTensor.stack needs one
 #    format): if that shows, stack q and k and keep v apart (Attention's fused path hands the
 #    attention kernel the q/k heads unrotated, `Unrotated(..., heads)`: v would need its place).
+# F: the float kernel (kernels.cuh's gemv: 2 rows of every format, one row of Q2_K, Q3_K,
+#    Q4_1, Q5_0, Q5_1 and Q5_K) stages its rows with the loop gemm_blocks dropped in session 44
+#    (`for r < ROWS: stage_bytes(...)`, lanes idle past each row's words, the row pointers kept
+#    live): one list of words as gemm_blocks' `issue` now does, timed with benchmarks/kernels.py.
 # D: the pacing's GPU test once more with the whole GPU suite (`gpu_tests.sh`), and
 #    `test_quant_kernels.py tests/test_gemm_blocks.py -m gpu -n 6` (session 44: 402 passed,
 #    118 skipped, 168 s).
