@@ -170,26 +170,24 @@ struct Int8Format<8> : Int8Scales<8> {  // Q8_0: 32 signed bytes
   }
 };
 
-// Q4_K: sub-block j is the low (j even) or high nibbles of qs[32 (j/2)..]. Its 144-byte blocks
-// are whole 16-byte words, so in a 16-byte aligned matrix (every one MLX allocates; the test
-// of an offset buffer takes the other path) a block's quants and its head (d, dmin and the
-// 12 bytes of scales) are read with 16-byte shared-memory loads: three a sub-block, where
-// words_at and formats.h's byte-wise scales take ~17 loads, the scales' two branches
-// divergent across the lanes of a block (`at` is 16-byte aligned in every lane or in none).
-template <>
-struct Int8Format<12> {
-  // WORDS16: ints and group take ALIGNED, whether the chunk starts 16-byte aligned in its slot
-  // (then so does every block of it: 144 = 9 * 16), which the kernel tests once a chunk instead
-  // of twice a sub-block (the branches serialised each sub-block's shared-memory loads:
-  // nvdisasm, session 14). IN_PLACE: sub-block j's nibbles stay where they are (j odd: the high
-  // nibbles, 16 times their value, as unsigned bytes): the kernel multiplies them by
-  // dp4a.u32.s32 and shifts the sub-block's sum right by shift(j), exactly (a multiple of 16).
-  static constexpr bool SPLIT = false, WORDS16 = true, IN_PLACE = true, WHOLE = false;
-  __device__ __forceinline__ static int shift(int j) { return 4 * (j & 1); }
+// Q4_K and Q5_K (formats.h's Nibble256, F): blocks of whole 16-byte words (144 = 9 * 16,
+// 176 = 11 * 16) that start with the same 16-byte head (d, dmin and the 12 bytes of scales).
+// In a 16-byte aligned matrix (every one MLX allocates; the test of an offset buffer takes the
+// other path) the head and the quants are read with 16-byte shared-memory loads: three a
+// Q4_K sub-block, where words_at and formats.h's byte-wise scales take ~17 loads, the scales'
+// two branches divergent across the lanes of a block (`at` is 16-byte aligned in every lane
+// or in none).
+// WORDS16: ints and group take ALIGNED, whether the chunk starts 16-byte aligned in its slot
+// (then so does every block of it), which the kernel tests once a chunk instead of twice a
+// sub-block (the branches serialised each sub-block's shared-memory loads: nvdisasm, session
+// 14).
+template <class F>
+struct Int8Nibble256 {
+  // 32 bytes at byte `run` of the slot as eight words: two 16-byte loads (ALIGNED: `run` is
+  // a multiple of 16), else words_at
   template <bool ALIGNED>
-  __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int j, int (&q)[8]) {
-    const int run = at + 16 + 32 * (j >> 1);
-    uint32_t w[8];
+  __device__ __forceinline__ static void words32(const uint32_t* slot, int run,
+                                                 uint32_t (&w)[8]) {
     if constexpr (ALIGNED) {
       const uint4* p =
           reinterpret_cast<const uint4*>(reinterpret_cast<const uint8_t*>(slot) + run);
@@ -199,15 +197,13 @@ struct Int8Format<12> {
     } else {
       words_at(slot, run, w);
     }
-#pragma unroll
-    for (int i = 0; i < 8; ++i) q[i] = int(w[i] & ((j & 1) ? 0xF0F0F0F0u : 0x0F0F0F0Fu));
   }
-  // formats.h's Q4_K::group (ggml's get_scale_min_k4) on the head in registers: the same
+  // formats.h's Nibble256::group (ggml's get_scale_min_k4) on the head in registers: the same
   // products, so the same floats
   template <bool ALIGNED>
   __device__ __forceinline__ static float2 group(const uint32_t* slot, int at, int j) {
     if constexpr (!ALIGNED) {
-      return Q4_K::group(reinterpret_cast<const uint8_t*>(slot) + at, j);
+      return F::group(reinterpret_cast<const uint8_t*>(slot) + at, j);
     } else {
       const uint4 head =
           *reinterpret_cast<const uint4*>(reinterpret_cast<const uint8_t*>(slot) + at);
@@ -223,6 +219,23 @@ struct Int8Format<12> {
       return pair(half_to_float(head.x & 0xFFFFu) * float(sc),
                   -half_to_float(head.x >> 16) * float(m));
     }
+  }
+};
+
+// Q4_K: sub-block j is the low (j even) or high nibbles of qs[32 (j/2)..]. IN_PLACE: sub-block
+// j's nibbles stay where they are (j odd: the high nibbles, 16 times their value, as unsigned
+// bytes): the kernel multiplies them by dp4a.u32.s32 and shifts the sub-block's sum right by
+// shift(j), exactly (a multiple of 16).
+template <>
+struct Int8Format<12> : Int8Nibble256<Q4_K> {
+  static constexpr bool SPLIT = false, WORDS16 = true, IN_PLACE = true, WHOLE = false;
+  __device__ __forceinline__ static int shift(int j) { return 4 * (j & 1); }
+  template <bool ALIGNED>
+  __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int j, int (&q)[8]) {
+    uint32_t w[8];
+    words32<ALIGNED>(slot, at + 16 + 32 * (j >> 1), w);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) q[i] = int(w[i] & ((j & 1) ? 0xF0F0F0F0u : 0x0F0F0F0Fu));
   }
 };
 
