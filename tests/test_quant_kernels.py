@@ -15,8 +15,8 @@ Each test body runs on three paths:
 * ``reference``: MLX's dequantization to float32, then MLX's matmul.
 
 The judge is float64 arithmetic on `gguf.quants.dequantize`'s values and on the activations
-as the path reads them: on CUDA one activation row of Q4_0, Q8_0, Q4_K or Q6_K is rounded to
-int8 per 32-element block (`int8_activations` repeats that rounding exactly), every other
+as the path reads them: on CUDA one activation row of Q4_0, Q8_0, Q4_K, Q5_K or Q6_K is rounded
+to int8 per 32-element block (`int8_activations` repeats that rounding exactly), every other
 product reads x as it is. Shapes are awkward on purpose: 37 weight rows (9 when emulated; the
 kernel takes 4 per CTA), rows of several 1024-element chunks with a partial last one, 1, 3, 8
 and 33 activation rows (33: five passes of the 8-row tile), and a weight that starts one row
@@ -504,14 +504,14 @@ def test_one_row_int8_kernel(
 
 @pytest.mark.parametrize("path", PATHS[:2])
 @pytest.mark.parametrize("offset", [0, 2, 8])
-@pytest.mark.parametrize("ggml_type", [T.Q4_K, T.Q4_0], ids=lambda t: t.name)
+@pytest.mark.parametrize("ggml_type", [T.Q4_K, T.Q5_K, T.Q4_0], ids=lambda t: t.name)
 def test_int8_at_any_offset(path: str, offset: int, ggml_type: T, rng: np.random.Generator,
                             request: pytest.FixtureRequest) -> None:
-    # gemv_int8 reads Q4_K's blocks with 16-byte loads of shared memory when the matrix starts
-    # on 16 bytes, and byte by byte (formats.h) when it does not; Q4_0's d and quants from
-    # words whose place in a lane's block (at % 4) an offset of 2 swaps: one weight, its buffer
-    # starting `offset` bytes past alignment. (On the GPU MLX may copy the offset view; the
-    # emulation surely runs every path.)
+    # gemv_int8 reads Q4_K's and Q5_K's blocks with 16-byte loads of shared memory when the
+    # matrix starts on 16 bytes, and from 4-byte words (scales byte by byte, formats.h) when it
+    # does not; Q4_0's d and quants from words whose place in a lane's block (at % 4) an offset
+    # of 2 swaps: one weight, its buffer starting `offset` bytes past alignment. (On the GPU MLX
+    # may copy the offset view; the emulation surely runs every path.)
     m = matrix(ggml_type, rng, path=path)
     tiling = default_int8_tiling(ggml_type, m.values.shape[1])
     xd = mx.array(rng.normal(size=(1, m.values.shape[1])).astype(np.float32)).astype(mx.bfloat16)
@@ -1022,8 +1022,9 @@ def test_add_norm_takes_the_kernel_where_it_applies(
     norm = RMSNorm(mx.ones((out,), mx.bfloat16), NORM_EPS)
     for ggml_type, rows, bias, kernel in [
             (T.Q4_0, 1, False, "gemv_add_norm"), (T.Q6_K, 1, False, "gemv_add_norm"),
+            (T.Q5_K, 1, False, "gemv_add_norm"),
             (T.Q4_0, 2, False, "gemv"), (T.Q4_0, 3, False, "gemm_blocks"),
-            (T.Q5_K, 1, False, "gemv"), (T.Q8_0, 1, True, "gemv")]:
+            (T.Q3_K, 1, False, "gemv"), (T.Q8_0, 1, True, "gemv")]:
         w = FORMATS[ggml_type].load(random_raw(ggml_type, out, cols, rng), (out, cols))
         linear = Linear(w, mx.zeros((out,), mx.bfloat16) if bias else None)
         calls.clear()
@@ -1152,9 +1153,10 @@ def test_gated_matmul_takes_the_kernel_where_it_applies(
     monkeypatch.setattr(KernelLibrary, "gemm_blocks", gemm_blocks)
     for ggml_type, rows, act, kernel in [(T.Q4_0, 1, "silu", "silu"),
                                          (T.Q6_K, 1, "gelu_tanh", "gelu_tanh"),
+                                         (T.Q5_K, 1, "silu", "silu"),
                                          (T.Q4_0, 2, "silu", None),
                                          (T.Q4_0, 3, "silu", "gemm_blocks"),
-                                         (T.Q5_K, 1, "silu", None), (T.Q8_0, 1, None, None)]:
+                                         (T.Q3_K, 1, "silu", None), (T.Q8_0, 1, None, None)]:
         cols = 256
         w = FORMATS[ggml_type].load(random_raw(ggml_type, 8, cols, rng), (8, cols))
         calls.clear()
@@ -1453,8 +1455,9 @@ def test_kernels_refuse_what_they_cannot_compute() -> None:
         library("cuda").gemv(mx.zeros((1, 64)), mx.zeros((1, 18), mx.uint8), T.Q4_0)
     with pytest.raises(ValueError, match=r"x must be \[M, 32\]"):
         library("cuda").gemv(mx.zeros((2, 64)), mx.zeros((1, 18), mx.uint8), T.Q4_0)
-    with pytest.raises(ValueError, match="gemv_int8 is a CUDA kernel for Q4_0, Q4_K, Q6_K"):
-        library("cuda").gemv(mx.zeros((1, 256)), mx.zeros((1, 176), mx.uint8), T.Q5_K,
+    with pytest.raises(ValueError,
+                       match="gemv_int8 is a CUDA kernel for Q4_0, Q4_K, Q5_K, Q6_K, Q8_0"):
+        library("cuda").gemv(mx.zeros((1, 256)), mx.zeros((1, 110), mx.uint8), T.Q3_K,
                              tiling=Int8Tiling())
     # the gated mode: gemv_int8's (one row, its formats), on gate and up rows in pairs
     with pytest.raises(ValueError, match="an even number of rows"):

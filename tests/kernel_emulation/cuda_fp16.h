@@ -50,6 +50,9 @@ inline uint32_t __vsub4(uint32_t a, uint32_t b) {  // bytewise, modulo 256
   for (int i = 0; i < 4; ++i) r |= ((((a >> (8 * i)) & 0xFF) - ((b >> (8 * i)) & 0xFF)) & 0xFF) << (8 * i);
   return r;
 }
+inline uint32_t __funnelshift_r(uint32_t lo, uint32_t hi, uint32_t shift) {  // hi:lo >> (shift & 31)
+  return uint32_t(((uint64_t(hi) << 32) | lo) >> (shift & 31));
+}
 inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t selector) {
   const uint64_t bytes = (uint64_t(y) << 32) | x;
   uint32_t r = 0;

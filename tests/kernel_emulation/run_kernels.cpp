@@ -271,6 +271,7 @@ int main(int argc, char** argv) {
       case 2: return run_int8<2>(argv);
       case 8: return run_int8<8>(argv);
       case 12: return run_int8<12>(argv);
+      case 13: return run_int8<13>(argv);
       case 14: return run_int8<14>(argv);
       case 1002: return run_int8<1002>(argv);  // Q4_0 packed (formats.h, Q4_0x1024)
     }

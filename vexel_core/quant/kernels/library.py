@@ -8,13 +8,13 @@ the ``.cu``/``.metal`` file of an operation is its body (MLX generates the signa
 format and the tiling arrive as template arguments, so each (operation, format, activation
 dtype, tile) compiles once per process (NVRTC: about 1-2 s each).
 
-On CUDA one activation row of Q4_0, Q8_0, Q4_K or Q6_K goes to a third kernel, ``gemv_int8``
-(cuda/gemv_int8.cuh): x rounded to 8-bit integers per 32 values, as llama.cpp's mmvq does, and
-products by ``__dp4a``. It has no Metal twin: Apple GPUs have no 8-bit dot instruction. x may
-also be rounded once beforehand (``round_x``) and handed to it rounded (``gemv(...,
-x_rounded=...)``), where each of its CTAs would otherwise round it again. Its gated mode
-(``gemv(..., act=...)``) multiplies a fused gate/up weight and returns
-``act(g) * u`` in the same launch: its GPU tests pass on the H200, and one request decodes
+On CUDA one activation row of Q4_0, Q8_0, Q4_K, Q5_K or Q6_K goes to a third kernel,
+``gemv_int8`` (cuda/gemv_int8.cuh): x rounded to 8-bit integers per 32 values, as llama.cpp's
+mmvq does, and products by ``__dp4a``. It has no Metal twin: Apple GPUs have no 8-bit dot
+instruction. x may also be rounded once beforehand (``round_x``) and handed to it rounded
+(``gemv(..., x_rounded=...)``), where each of its CTAs would otherwise round it again. Its gated
+mode (``gemv(..., act=...)``) multiplies a fused gate/up weight and returns ``act(g) * u`` in
+the same launch: its GPU tests pass on the H200, and one request decodes
 faster with it than with the product, a split and MLX's ``act(g) * u`` (session 12, three
 alternated rounds; notes/gpu-kernels.md).
 
@@ -128,7 +128,8 @@ class GemvTiling:
     stages: int = 2  # chunks in flight per warp
 
 
-INT8_TYPES: frozenset[GGMLQuantizationType] = frozenset({Q.Q4_0, Q.Q8_0, Q.Q4_K, Q.Q6_K})
+INT8_TYPES: frozenset[GGMLQuantizationType] = frozenset(
+    {Q.Q4_0, Q.Q8_0, Q.Q4_K, Q.Q5_K, Q.Q6_K})
 INT8_MAX_COLS = 16384  # longest rows taken (tested at this length; timed at 4,096 and 14,336)
 SHARED_MAX = 227 * 1024  # static and dynamic together, per CTA (sm_90's opt-in limit)
 
@@ -353,6 +354,8 @@ INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
     # 13.1-13.3 us (session 14's reads: 14.8-14.9; 792: 15.6-15.7; session 13, byte-wise reads:
     # 18.3); gated 21.4-22.2 (24.8-25.2); 15.5 (4/2/4/792: 16.2-16.5; session 13: 18.4)
     Q.Q4_K: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _EIGHT_BY_TWO)),
+    # untimed: Q4_K's (the same decode but for the fifth bit, 22% more bytes a block)
+    Q.Q5_K: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _EIGHT_BY_TWO)),
     # 20.5 us (22.2); 23.9 (the same tiling); the switch where session 8's 48 KiB of static
     # shared memory ran out (rows between are unmeasured)
     Q.Q8_0: ((10240, Int8Tiling(warps=4, stages=4, per_lane=2, ctas=660)),

@@ -1,5 +1,5 @@
 // One activation row rounded to 8-bit integers: the matrix-vector product of one request's
-// decoding for Q4_0, Q8_0, Q4_K and Q6_K, with llama.cpp's arithmetic (mmvq): four 8-bit
+// decoding for Q4_0, Q8_0, Q4_K, Q5_K and Q6_K, with llama.cpp's arithmetic (mmvq): four 8-bit
 // products per __dp4a, the weights' integers never turned into floats.
 //
 // Why a second kernel: at one activation row the float kernel (kernels.cuh) spends about 4.7
@@ -13,7 +13,7 @@
 // x is rounded per 32-element block, as llama.cpp's quantize_q8_1: d = amax / 127 and
 // q = rint(x * (127 / amax)), both divisions IEEE, the product rounded once (fmaf with 1.5 * 2^23
 // rounds half to even without the float-to-int unit). The block's sum of q is kept for the
-// formats with a min (Q4_K: element = scale * q + min). The ~900 CTAs at 14336x4096 each
+// formats with a min (Q4_K, Q5_K: element = scale * q + min). The ~900 CTAs at 14336x4096 each
 // repeat that rounding (~1 us of the product in benchmarks/q4_0_ablation.py, XSRC 4 against 0),
 // so x may also come rounded once beforehand (round_x below, its own small launch; XPRE): the
 // same values, read by every CTA.
@@ -24,9 +24,9 @@
 // each row's end.
 // Rows and the staged blocks start on even bytes (GGUF block sizes are even and MLX's buffers
 // aligned), so words are read from their 4-byte floors with one byte permute each; the scales
-// are formats.h's (F::group), as the float kernel decodes them. Q4_K in a 16-byte aligned
-// matrix reads whole 16-byte words instead, Q6_K a sub-block's two scales at once, and Q4_0 a
-// block's d with its quants, from the same five aligned words (Int8Format): fewer
+// are formats.h's (F::group), as the float kernel decodes them. Q4_K and Q5_K in a 16-byte
+// aligned matrix read whole 16-byte words instead, Q6_K a sub-block's two scales at once, and
+// Q4_0 a block's d with its quants, from the same five aligned words (Int8Format): fewer
 // shared-memory loads, the same floats. Q4_0 repacked (formats.h's Q4_0x1024, GGML_TYPE 1002)
 // reads a block's quants with one 16-byte load and its d with one 2-byte load.
 //
@@ -236,6 +236,29 @@ struct Int8Format<12> : Int8Nibble256<Q4_K> {
     words32<ALIGNED>(slot, at + 16 + 32 * (j >> 1), w);
 #pragma unroll
     for (int i = 0; i < 8; ++i) q[i] = int(w[i] & ((j & 1) ? 0xF0F0F0F0u : 0x0F0F0F0Fu));
+  }
+};
+
+// Q5_K: sub-block j's element l is nibble j & 1 of qs[32 (j/2) + l] (qs from byte 48) with
+// bit j of qh[l] (qh: bytes 16-47) as its fifth bit: bytes 0..31, signed dp4a as they are.
+// Not IN_PLACE: a high nibble in place (16 q) leaves its fifth bit no room in the byte. The
+// fifth bits of four elements move from bit j to bit 4 of their bytes by one rotation (a
+// funnel shift of qh's word with itself right by j - 4, mod 32; the bits it carries across
+// bytes are masked off).
+template <>
+struct Int8Format<13> : Int8Nibble256<Q5_K> {
+  static constexpr bool SPLIT = false, WORDS16 = true, IN_PLACE = false, WHOLE = false;
+  template <bool ALIGNED>
+  __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int j, int (&q)[8]) {
+    uint32_t qs[8], qh[8];
+    words32<ALIGNED>(slot, at + 48 + 32 * (j >> 1), qs);
+    words32<ALIGNED>(slot, at + 16, qh);
+    const int nibble = 4 * (j & 1), rot = (j + 28) & 31;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      q[i] = int(((qs[i] >> nibble) & 0x0F0F0F0Fu)
+                 | (__funnelshift_r(qh[i], qh[i], rot) & 0x10101010u));
+    }
   }
 };
 
