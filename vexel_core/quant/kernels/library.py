@@ -354,7 +354,9 @@ INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
     # 13.1-13.3 us (session 14's reads: 14.8-14.9; 792: 15.6-15.7; session 13, byte-wise reads:
     # 18.3); gated 21.4-22.2 (24.8-25.2); 15.5 (4/2/4/792: 16.2-16.5; session 13: 18.4)
     Q.Q4_K: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _EIGHT_BY_TWO)),
-    # untimed: Q4_K's (the same decode but for the fifth bit, 22% more bytes a block)
+    # untimed: Q4_K's (the same decode but for the fifth bit). 61-64 registers a thread against
+    # Q4_K's 56 (nvcc 13, sm_90a) cost no CTAs an SM, but its 22% larger chunks do: at 14,336
+    # columns 8/2/4 fits three an SM (396 at once; Q4_K four), so 512 CTAs run a second wave
     Q.Q5_K: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _EIGHT_BY_TWO)),
     # 20.5 us (22.2); 23.9 (the same tiling); the switch where session 8's 48 KiB of static
     # shared memory ran out (rows between are unmeasured)
