@@ -354,10 +354,12 @@ INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
     # 13.1-13.3 us (session 14's reads: 14.8-14.9; 792: 15.6-15.7; session 13, byte-wise reads:
     # 18.3); gated 21.4-22.2 (24.8-25.2); 15.5 (4/2/4/792: 16.2-16.5; session 13: 18.4)
     Q.Q4_K: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _EIGHT_BY_TWO)),
-    # untimed: Q4_K's (the same decode but for the fifth bit). 61-64 registers a thread against
-    # Q4_K's 56 (nvcc 13, sm_90a) cost no CTAs an SM, but its 22% larger chunks do: at 14,336
-    # columns 8/2/4 fits three an SM (396 at once; Q4_K four), so 512 CTAs run a second wave
-    Q.Q5_K: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _EIGHT_BY_TWO)),
+    # untimed: Q4_K's (the same decode but for the fifth bit), but one wave at long rows. Its
+    # 61-64 registers a thread (Q4_K 56; nvcc 13, sm_90a) cost no CTAs an SM; its 22% larger
+    # chunks do: at 14,336 columns 8/2/4 fits three an SM, not four, so 396 CTAs instead of
+    # 512 (a second wave cost Q4_K 20-30% before; int8_sweep.py has both to time)
+    Q.Q5_K: ((4096, _SEVEN_AN_SM),
+             (INT8_MAX_COLS, Int8Tiling(warps=8, stages=2, per_lane=4, ctas=396))),
     # 20.5 us (22.2); 23.9 (the same tiling); the switch where session 8's 48 KiB of static
     # shared memory ran out (rows between are unmeasured)
     Q.Q8_0: ((10240, Int8Tiling(warps=4, stages=4, per_lane=2, ctas=660)),
