@@ -21,7 +21,7 @@ echo "== kernels.py rc $? after $(( $(date +%s) - t0 )) s"; grep -v -i warn $OUT
 for dtype in q5_k q5_k_m; do
   for arm in branch main; do
     path=$PWD; [ $arm = main ] && path=$PWD/main_tree
-    PYTHONPATH=$path MLX_PTX_CACHE_DIR=/tmp/ptx-$arm timeout 120 python3 -c \
+    PYTHONPATH=$path:$PYTHONPATH MLX_PTX_CACHE_DIR=/tmp/ptx-$arm timeout 120 python3 -c \
       'from vexel_core.cli import console_main; console_main()' bench \
       --random llama3-8b --dtype $dtype --kv-cache-memory 16GiB -n 1 --prompt-len 128 \
       --output-len 256 > $OUT/b1-$dtype-$arm.txt 2>&1
