@@ -32,6 +32,7 @@ from vexel_core.quant.kernels import gguf_matmul, gpu_backend, library
 from vexel_core.quant.kernels.library import (
     BLOCKS_CHUNK,
     BLOCKS_ROWS,
+    BLOCKS_TWO_ROWS,
     BlocksTiling,
     _blocks_launch,
     _Launch,
@@ -188,13 +189,14 @@ def test_product_on_the_gpu(ggml_type: T, dtype: mx.Dtype, m_rows: int,
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("ggml_type", [T.Q8_0, T.Q4_K, T.Q6_K], ids=lambda t: t.name)
-@pytest.mark.parametrize("m_rows", [4, 9, 16])
+@pytest.mark.parametrize("m_rows", [2, 4, 9, 16])
 @pytest.mark.parametrize("cols", [4096, 5120])
 def test_gguf_matmul_on_the_gpu(cols: int, m_rows: int, ggml_type: T,
                                 rng: np.random.Generator) -> None:
-    # `gguf_matmul` sends these rows of the file's blocks to gemm_blocks (test_selection) at
-    # its default tiling (8 k-warps, one stage: over 16 or 20 chunks here); an unaligned
-    # buffer too (the blocks one row in: rows off 16-byte words)
+    # `gguf_matmul` sends these rows of the file's blocks to gemm_blocks (test_selection; two
+    # rows of Q8_0 to the float kernel) at its default tiling (8 k-warps, one stage: over 16
+    # or 20 chunks here); an unaligned buffer too (the blocks one row in: rows off 16-byte
+    # words)
     m = matrix(ggml_type, rng, cols=cols, rows=200, skip=1)
     x = rows_of(rng, m_rows, cols, mx.bfloat16)
     y = as_float64(gguf_matmul(x, m.raw, ggml_type))
@@ -204,12 +206,15 @@ def test_gguf_matmul_on_the_gpu(cols: int, m_rows: int, ggml_type: T,
 
 def test_selection() -> None:
     # the file's blocks of every kernel format on CUDA, BLOCKS_ROWS rows of a half type, rows
-    # of whole chunks; two rows stay the float kernel's; packed Q4_0 is gemm_packed's
+    # of whole chunks; two rows only for BLOCKS_TWO_ROWS, one never (the float kernel or
+    # gemv_int8 keep them); packed Q4_0 is gemm_packed's
     lo, hi = BLOCKS_ROWS
-    assert lo == 3  # the float kernel keeps two rows
+    assert lo == 3 and {T.Q2_K, T.Q4_K, T.Q5_K, T.Q6_K} == BLOCKS_TWO_ROWS
     for ggml_type in TYPES:
         assert blocks_applies("cuda", ggml_type, False, (lo, 4096), mx.bfloat16)
-        assert not blocks_applies("cuda", ggml_type, False, (lo - 1, 4096), mx.bfloat16)
+        two = blocks_applies("cuda", ggml_type, False, (2, 4096), mx.bfloat16)
+        assert two == (ggml_type in BLOCKS_TWO_ROWS)
+        assert not blocks_applies("cuda", ggml_type, False, (1, 4096), mx.bfloat16)
         assert blocks_applies("cuda", ggml_type, False, (hi, 4096), mx.float16)
     assert not blocks_applies("cuda", T.Q4_K, False, (hi + 1, 4096), mx.bfloat16)
     assert not blocks_applies("cuda", T.Q4_K, False, (8, 4096), mx.float32)

@@ -287,12 +287,19 @@ GEMM_ROWS = (2, 16)
 # 6144x4096, 28672x4096 and 4096x14336, against the float kernel's 14.8-16.1 / 20.9-22.5 /
 # 78.7-94.5 / 43.6-51.4; at 16 rows 14.8-18.0 / 17.6-22.2 / 70.6-95.0 / 42.9-65.5 against the
 # dequantized matrix's 21.3-25.2 / 30.3-36.2 / 140.7-163.8 / 74.8-87.0. (Before session 44
-# staged a chunk as one list of words, the kernel lost at 3 rows and Q8_0 at 4.) Two rows
-# keep the float kernel (one tile of 2), faster there in session 41 (0.54-0.88 of this
-# kernel's time then; not measured since). In the engine (random Q4_K Llama-3-8B, 16
-# requests of 512 + 128): 2,048.8 and 2,051.3 tok/s against 1,663.9 with session 43's
-# staging (session 44, call C).
+# staged a chunk as one list of words, the kernel lost at 3 rows and Q8_0 at 4.) In the
+# engine (random Q4_K Llama-3-8B, 16 requests of 512 + 128): 2,048.8 and 2,051.3 tok/s
+# against 1,663.9 with session 43's staging (session 44, call C).
 BLOCKS_ROWS = (3, 16)
+# Formats that gemm_blocks takes at two rows as well: there it beat the float kernel (one
+# tile of 2) at all three shapes timed, 4096x4096, 28672x4096 and 4096x14336 (session 45,
+# benchmarks/gemv_float.py, notes/bench/s45/f): Q2_K 10.5 / 57.7 / 30.8 us against 11.7 /
+# 68.3 / 33.4, Q4_K 11.2 / 60.4 / 33.4 against 12.3 / 69.4 / 34.3, Q5_K 12.4 / 66.4 / 36.9
+# against 13.7 / 76.6 / 41.4, Q6_K 12.7 / 66.5 / 37.9 against 13.8 / 76.3 / 42.0. Q8_0 was
+# level (1.00-1.07x); Q3_K, Q4_1, Q5_0 and Q5_1 lost at one shape or more (0.91-0.98x), as did
+# Q4_0 of the file's layout. One row keeps the float kernel or gemv_int8: gemm_blocks took
+# 1.07-1.41x the float kernel's time there for every format.
+BLOCKS_TWO_ROWS = frozenset({Q.Q2_K, Q.Q4_K, Q.Q5_K, Q.Q6_K})
 
 
 def default_gemm_tiling(outs: int, cols: int, m: int, *, gated: bool = False) -> GemmTiling:
@@ -354,10 +361,12 @@ INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
     # 13.1-13.3 us (session 14's reads: 14.8-14.9; 792: 15.6-15.7; session 13, byte-wise reads:
     # 18.3); gated 21.4-22.2 (24.8-25.2); 15.5 (4/2/4/792: 16.2-16.5; session 13: 18.4)
     Q.Q4_K: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _EIGHT_BY_TWO)),
-    # untimed: Q4_K's (the same decode but for the fifth bit), but one wave at long rows. Its
-    # 61-64 registers a thread (Q4_K 56; nvcc 13, sm_90a) cost no CTAs an SM; its 22% larger
-    # chunks do: at 14,336 columns 8/2/4 fits three an SM, not four, so 396 CTAs instead of
-    # 512 (a second wave cost Q4_K 20-30% before; int8_sweep.py has both to time)
+    # Q4_K's (the same decode but for the fifth bit), but one wave at long rows. Its 61-64
+    # registers a thread (Q4_K 56; nvcc 13, sm_90a) cost no CTAs an SM; its 22% larger chunks
+    # do: at 14,336 columns 8/2/4 fits three an SM, not four, so 396 CTAs instead of 512 (a
+    # second wave cost Q4_K 20-30% before). Not swept (int8_sweep.py has the candidates);
+    # session 45's kernels.py: 21.4 us at 14336x4096 and 23.0 at 4096x14336, against the
+    # float kernel's 40.7 and 38.6 in the same run
     Q.Q5_K: ((4096, _SEVEN_AN_SM),
              (INT8_MAX_COLS, Int8Tiling(warps=8, stages=2, per_lane=4, ctas=396))),
     # 20.5 us (22.2); 23.9 (the same tiling); the switch where session 8's 48 KiB of static
@@ -731,11 +740,13 @@ def blocks_applies(backend: Backend, ggml_type: GGMLQuantizationType, packed: bo
                    x_shape: tuple[int, ...], x_dtype: mx.Dtype) -> bool:
     """Whether `gguf_matmul` sends this product to ``gemm_blocks``: the file's blocks of a
     `KERNEL_TYPES` format (on either GPU backend), rows of a multiple of `BLOCKS_CHUNK`
-    columns, `BLOCKS_ROWS` activation rows of bfloat16 or float16 (packed Q4_0 has
-    ``gemm_packed``). Metal's rows are CUDA's, untimed there."""
+    columns, `BLOCKS_ROWS` activation rows of bfloat16 or float16, from two for
+    `BLOCKS_TWO_ROWS` (packed Q4_0 has ``gemm_packed``). Metal's rows are CUDA's, untimed
+    there."""
+    first = 2 if ggml_type in BLOCKS_TWO_ROWS else BLOCKS_ROWS[0]
     return (not packed and ggml_type in KERNEL_TYPES
             and len(x_shape) == 2 and x_shape[1] % BLOCKS_CHUNK == 0
-            and BLOCKS_ROWS[0] <= x_shape[0] <= BLOCKS_ROWS[1] and x_dtype in MMA_DTYPES)
+            and first <= x_shape[0] <= BLOCKS_ROWS[1] and x_dtype in MMA_DTYPES)
 
 
 def gated_applies(backend: Backend, ggml_type: GGMLQuantizationType,
