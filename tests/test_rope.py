@@ -36,21 +36,24 @@ def test_rope_by_hand_equals_the_fused_kernel(interleaved, dims, head_dim, with_
                                rtol=0, atol=5e-4)
 
 
-@pytest.mark.parametrize("fused", [True, False])
+@pytest.mark.parametrize("fused", ["qkv", "qk", "none"])
 def test_projection_gives_the_heads_rotated_and_unrotated(fused, rng) -> None:  # type: ignore[no-untyped-def]
     """`Attention.project`: q and k rotated at the positions; the same q and k unrotated,
     with the `Rotation` a kernel applies to them (frequencies, pairing); and, where the q/k/v
     product is fused, the one array q, k and v lie in (q's heads, k's, v's: `heads`), which
-    the paged decode kernel reads instead of three slices. Float32 products of 32 columns:
+    the paged decode kernel reads instead of three slices. q and k fused with v apart (v of
+    another format) give q and k as slices of their product. Float32 products of 32 columns:
     1e-5 relative covers the products' summation order; the heads are slices, so exact."""
     hq, hkv, d, cols, T = 4, 2, 16, 32, 5
     w = [mx.array(rng.standard_normal((n * d, cols)).astype(np.float32)) for n in (hq, hkv, hkv)]
     rope = RoPE(d, base=10000.0, interleaved=False)
     out = Linear(DenseWeight(mx.zeros((cols, hq * d))))
     opts = AttentionOptions(n_heads=hq, n_kv_heads=hkv, head_dim=d)
-    attn = (Attention(0, opts, rope, out, qkv=Linear(DenseWeight(mx.concatenate(w)))) if fused
-            else Attention(0, opts, rope, out, q=Linear(DenseWeight(w[0])),
-                           k=Linear(DenseWeight(w[1])), v=Linear(DenseWeight(w[2]))))
+    q, k, v = (Linear(DenseWeight(m)) for m in w)
+    projections = {"qkv": {"qkv": Linear(DenseWeight(mx.concatenate(w)))},
+                   "qk": {"qk": Linear(DenseWeight(mx.concatenate(w[:2]))), "v": v},
+                   "none": {"q": q, "k": k, "v": v}}[fused]
+    attn = Attention(0, opts, rope, out, **projections)
     x = mx.array(rng.standard_normal((T, cols)).astype(np.float32))
     positions = mx.arange(7, 7 + T, dtype=mx.int32)
     got = attn.project(x, positions)
@@ -67,10 +70,18 @@ def test_projection_gives_the_heads_rotated_and_unrotated(fused, rng) -> None:  
     np.testing.assert_allclose(np.array(rotation.inv_freq),
                                1.0 / np.array(rope.wavelengths()), rtol=1e-6)
     heads = got.unrotated.heads
-    if not fused:
+    if fused != "qkv":
         assert heads is None
         return
     assert heads is not None and heads.shape == (T, hq + 2 * hkv, d)
     for a, b in ((got.unrotated.q, heads[:, :hq]), (got.unrotated.k, heads[:, hq:hq + hkv]),
                  (got.v, heads[:, hq + hkv:])):
         np.testing.assert_array_equal(np.array(a), np.array(b))
+
+
+def test_attention_refuses_an_incomplete_set_of_projections() -> None:
+    opts = AttentionOptions(n_heads=2, n_kv_heads=1, head_dim=4)
+    lin = Linear(DenseWeight(mx.zeros((4, 8))))
+    for given in ({"q": lin, "k": lin}, {"qk": lin}, {"q": lin, "v": lin}, {}):
+        with pytest.raises(ValueError, match="needs q, k and v projections"):
+            Attention(0, opts, None, lin, **given)

@@ -256,8 +256,9 @@ class AttentionOptions:
 class Attention(nn.Module):
     """Multi-head / grouped-query attention over the paged cache.
 
-    Projections come either separate (``q``, ``k``, ``v``) or fused (``qkv``: rows of q, then
-    k, then v, as GGUF stores Phi's ``attn_qkv``); biases live in the `Linear` layers.
+    Projections come separate (``q``, ``k``, ``v``), fused (``qkv``: rows of q, then k, then
+    v, as GGUF stores Phi's ``attn_qkv``), or q and k fused (``qk``) with ``v`` apart, where
+    v's format differs; biases live in the `Linear` layers.
     """
 
     def __init__(
@@ -271,14 +272,17 @@ class Attention(nn.Module):
         k: Linear | None = None,
         v: Linear | None = None,
         qkv: Linear | None = None,
+        qk: Linear | None = None,
     ) -> None:
         super().__init__()
-        if qkv is None and (q is None or k is None or v is None):
-            raise ValueError("Attention needs q, k and v projections or a fused qkv")
+        separate = q is not None and k is not None and v is not None
+        if qkv is None and not separate and (qk is None or v is None):
+            raise ValueError("Attention needs q, k and v projections, a fused qkv, or a fused "
+                             "qk and v")
         self.layer = layer
         self.opts = opts
         self.rope = rope
-        self.q, self.k, self.v, self.qkv, self.out = q, k, v, qkv, out
+        self.q, self.k, self.v, self.qkv, self.qk, self.out = q, k, v, qkv, qk, out
         self.scale = opts.scale if opts.scale is not None else 1.0 / math.sqrt(opts.head_dim)
 
     # Three parts, called in turn by a block (`model.decoder.Block`), which may compile the
@@ -298,10 +302,18 @@ class Attention(nn.Module):
             rotated = self.rope(heads[:, : hq + hkv], positions)
             return QKV(rotated[:, :hq], rotated[:, hq:], v,
                        Unrotated(q, k, self.rope.rotation(), heads))
-        assert self.q is not None and self.k is not None and self.v is not None
+        assert self.v is not None
+        v = self.v(x).reshape(T, hkv, o.head_dim)
+        if self.qk is not None:
+            heads = self.qk(x).reshape(T, hq + hkv, o.head_dim)
+            q, k = heads[:, :hq], heads[:, hq:]
+            if self.rope is None:
+                return QKV(q, k, v)
+            rotated = self.rope(heads, positions)  # q and k in one call, as above
+            return QKV(rotated[:, :hq], rotated[:, hq:], v, Unrotated(q, k, self.rope.rotation()))
+        assert self.q is not None and self.k is not None
         q = self.q(x).reshape(T, hq, o.head_dim)
         k = self.k(x).reshape(T, hkv, o.head_dim)
-        v = self.v(x).reshape(T, hkv, o.head_dim)
         if self.rope is None:
             return QKV(q, k, v)
         return QKV(self.rope(q, positions), self.rope(k, positions), v,

@@ -61,15 +61,19 @@ class Weights:
 
     def attention_projections(self, prefix: str, q_rows: int, kv_rows: int,
                               cols: int) -> dict[str, Linear]:
-        """``{"qkv": ...}`` when the file fuses ``prefix.attn_qkv``, else ``{"q", "k", "v"}``:
-        keyword arguments for `Attention`. llama.cpp accepts either layout for these models,
-        and fused weights with separate ``attn_q/k/v.bias`` vectors too."""
+        """Keyword arguments for `Attention`: ``{"qkv": ...}`` when the file fuses
+        ``prefix.attn_qkv`` or its q, k and v stack; else ``{"qk", "v"}`` when q and k stack
+        (a Q4_K_M file's v is Q6_K in half the layers, as llama-quantize mixes it), else
+        ``{"q", "k", "v"}``. llama.cpp accepts either layout for these models, and fused
+        weights with separate ``attn_q/k/v.bias`` vectors too."""
         if not self.has(f"{prefix}.attn_qkv.weight"):
-            qkv = self.stacked([f"{prefix}.attn_{x}" for x in "qkv"],
-                               [q_rows, kv_rows, kv_rows], cols)
-            if isinstance(qkv, Linear):
+            q, k, v = (self.linear(f"{prefix}.attn_{x}", rows, cols)
+                       for x, rows in zip("qkv", (q_rows, kv_rows, kv_rows), strict=True))
+            if (qkv := self.stack([q, k, v])) is not None:
                 return {"qkv": qkv}
-            return dict(zip("qkv", qkv, strict=True))
+            if (qk := self.stack([q, k])) is not None:
+                return {"qk": qk, "v": v}
+            return {"q": q, "k": k, "v": v}
         weight = self.matrix(f"{prefix}.attn_qkv.weight", q_rows + 2 * kv_rows, cols)
         bias = self.optional_vector(f"{prefix}.attn_qkv.bias")
         parts = [f"{prefix}.attn_{x}.bias" for x in "qkv"]
@@ -80,20 +84,18 @@ class Weights:
     def gate_up_projections(self, prefix: str, rows: int, cols: int) -> dict[str, Linear]:
         """``{"gate_up": ...}`` (keyword arguments for `GatedMLP`): ``prefix.ffn_gate`` and
         ``prefix.ffn_up`` stacked where their format allows, else ``{"gate", "up"}``."""
-        gate_up = self.stacked([f"{prefix}.ffn_gate", f"{prefix}.ffn_up"], [rows, rows], cols)
-        if isinstance(gate_up, Linear):
+        gate, up = (self.linear(f"{prefix}.ffn_{x}", rows, cols) for x in ("gate", "up"))
+        if (gate_up := self.stack([gate, up])) is not None:
             return {"gate_up": gate_up}
-        return dict(zip(("gate", "up"), gate_up, strict=True))
+        return {"gate": gate, "up": up}
 
-    def stacked(self, prefixes: list[str], rows: list[int], cols: int) -> Linear | list[Linear]:
-        """``prefix.weight`` of each prefix as one `Linear` of their rows in order, when their
-        representations stack (`WeightTensor.stack`: one product per step instead of one per
-        projection, which matters when decoding a few tokens costs a launch per product);
-        else the `Linear` of each."""
-        parts = [self.linear(p, r, cols) for p, r in zip(prefixes, rows, strict=True)]
+    def stack(self, parts: list[Linear]) -> Linear | None:
+        """*parts* as one `Linear` of their rows in order, when their representations stack
+        (`WeightTensor.stack`: one product per step instead of one per projection, which
+        matters when decoding a few tokens costs a launch per product); else None."""
         weight = type(parts[0].weight).stack([p.weight for p in parts])
         if weight is None:
-            return parts
+            return None
         biases = [p.bias for p in parts]
         bias = None
         if any(b is not None for b in biases):
