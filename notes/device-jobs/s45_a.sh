@@ -18,14 +18,4 @@ echo "== GPU tests rc $? after $(( $(date +%s) - t0 )) s: $(tail -1 $OUT/tests.t
 timeout 120 python3 -u benchmarks/kernels.py --formats Q5_K,Q4_K --rows 1 --quick-formats "" \
   > $OUT/kernels.txt 2>&1
 echo "== kernels.py rc $? after $(( $(date +%s) - t0 )) s"; grep -v -i warn $OUT/kernels.txt
-for dtype in q5_k q5_k_m; do
-  for arm in branch main; do
-    path=$PWD; [ $arm = main ] && path=$PWD/main_tree
-    PYTHONPATH=$path:$PYTHONPATH MLX_PTX_CACHE_DIR=/tmp/ptx-$arm timeout 120 python3 -c \
-      'from vexel_core.cli import console_main; console_main()' bench \
-      --random llama3-8b --dtype $dtype --kv-cache-memory 16GiB -n 1 --prompt-len 128 \
-      --output-len 256 > $OUT/b1-$dtype-$arm.txt 2>&1
-    echo "== $dtype one request, $arm: rc $? after $(( $(date +%s) - t0 )) s:" \
-      $(grep -E "generated tok/s|ITL|rror" $OUT/b1-$dtype-$arm.txt | sed 's/│//g' | tr -s ' ')
-  done
-done
+bash notes/device-jobs/s45_a_bench.sh  # the engine arms (run alone after the first run)

@@ -1,3 +1,6 @@
+# s45_a.sh's engine part: one request of a random Q5_K and a Q5_K_M Llama-3-8B with the
+# branch and with main (main_tree/, see s45_a.sh), one PTX cache an arm. Run alone in session
+# 45 after s45_a.sh's first run lost these arms to PYTHONPATH replacing the devkit's site.
 : "${OUT:?}"; export VEXEL_CACHE=/tmp/vx; t0=$(date +%s)
 for dtype in q5_k q5_k_m; do
   for arm in branch main; do
