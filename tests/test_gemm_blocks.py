@@ -27,12 +27,21 @@ from gguf.quants import dequantize as gguf_dequantize
 
 from tests import emulation
 from tests.test_gemm_packed import HALF, NAN, as_float64, rows_of, within_bound
-from tests.test_quant_kernels import KERNELS, TYPES, Matrix, matrix, metal_kernel
+from tests.test_quant_kernels import (
+    KERNELS,
+    TYPES,
+    Matrix,
+    float32_bound,
+    int8_activations,
+    matrix,
+    metal_kernel,
+)
 from vexel_core.quant.kernels import gguf_matmul, gpu_backend, library
 from vexel_core.quant.kernels.library import (
     BLOCKS_CHUNK,
     BLOCKS_ROWS,
     BLOCKS_TWO_ROWS,
+    INT8_ROWS,
     BlocksTiling,
     _blocks_launch,
     _Launch,
@@ -193,15 +202,20 @@ def test_product_on_the_gpu(ggml_type: T, dtype: mx.Dtype, m_rows: int,
 @pytest.mark.parametrize("cols", [4096, 5120])
 def test_gguf_matmul_on_the_gpu(cols: int, m_rows: int, ggml_type: T,
                                 rng: np.random.Generator) -> None:
-    # `gguf_matmul` sends these rows of the file's blocks to gemm_blocks (test_selection; two
-    # rows of Q8_0 to the float kernel) at its default tiling (8 k-warps, one stage: over 16
-    # or 20 chunks here); an unaligned buffer too (the blocks one row in: rows off 16-byte
-    # words)
+    # `gguf_matmul` sends these rows of the file's blocks to gemm_blocks (test_selection) at
+    # its default tiling (8 k-warps, one stage: over 16 or 20 chunks here), up to INT8_ROWS
+    # to gemv_int8 (x rounded to int8: test_quant_kernels' bound); an unaligned buffer too
+    # (the blocks one row in: rows off 16-byte words)
     m = matrix(ggml_type, rng, cols=cols, rows=200, skip=1)
     x = rows_of(rng, m_rows, cols, mx.bfloat16)
     y = as_float64(gguf_matmul(x, m.raw, ggml_type))
     assert y.shape == (m_rows, 200) and np.isfinite(y).all()
-    assert within_bound(y, x, m)
+    if m_rows > INT8_ROWS:
+        assert within_bound(y, x, m)
+    else:
+        xr = int8_activations(np.array(x.astype(mx.float32)))
+        exact = xr @ m.values.T
+        assert (np.abs(y - exact) <= float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)).all()
 
 
 def test_selection() -> None:

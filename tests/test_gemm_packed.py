@@ -33,6 +33,7 @@ from vexel_core.quant.kernels import gguf_matmul, gpu_backend, library
 from vexel_core.quant.kernels.library import (
     GATED_ACTS,
     GEMM_ROWS,
+    INT8_ROWS,
     GemmTiling,
     _gemm_launch,
     default_gemm_tiling,
@@ -196,20 +197,20 @@ def test_gated_product_on_the_gpu(dtype: mx.Dtype, m_rows: int, act: str,
 @pytest.mark.gpu
 @pytest.mark.parametrize("m_rows", [1, 2, 3, 16, 17, 65])
 def test_gguf_matmul_on_the_gpu(m_rows: int, rng: np.random.Generator) -> None:
-    # whichever kernel `gguf_matmul` picks for these rows (gemm_packed for GEMM_ROWS), the
-    # product of packed Q4_0 is the reference's within its bound: one row is gemv_int8's, on x
-    # rounded to int8 (test_quant_kernels' bound: float32 sums on x as rounded, then bf16's
-    # rounding); from 17 the weights are dequantized to x's dtype, as gemm_packed rounds them,
-    # for MLX's matmul (float32 sums: within_bound, as gemm_packed's)
+    # whichever kernel `gguf_matmul` picks for these rows (gemv_int8 up to INT8_ROWS, then
+    # gemm_packed for GEMM_ROWS), the product of packed Q4_0 is the reference's within its
+    # bound: gemv_int8's on x rounded to int8 (test_quant_kernels' bound: float32 sums on x as
+    # rounded, then bf16's rounding); from 17 the weights are dequantized to x's dtype, as
+    # gemm_packed rounds them, for MLX's matmul (float32 sums: within_bound, as gemm_packed's)
     if gpu_backend() != "cuda":
         pytest.skip("the packed layout is CUDA's")
     m = matrix(T.Q4_0, rng, cols=2048, rows=200)
     x = rows_of(rng, m_rows, 2048, mx.bfloat16)
     y = as_float64(gguf_matmul(x, mx.array(pack_q4_0(m.buffer)), T.Q4_0, packed=True))
     assert y.shape == (m_rows, 200) and np.isfinite(y).all()
-    if m_rows >= GEMM_ROWS[0]:  # gemm_packed, or the weights dequantized to x's dtype
+    if m_rows > INT8_ROWS:  # gemm_packed, or the weights dequantized to x's dtype
         assert within_bound(y, x, m)
-    else:  # one row
+    else:  # gemv_int8
         xr = int8_activations(np.array(x.astype(mx.float32)))
         exact = xr @ m.values.T
         assert (np.abs(y - exact) <= float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)).all()

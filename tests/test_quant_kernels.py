@@ -55,6 +55,8 @@ from vexel_core.quant.kernels.library import (
     CHUNK_ELEMS,
     GATED_ACTS,
     INT8_MAX_COLS,
+    INT8_MAX_ROWS,
+    INT8_ROWS,
     INT8_TILINGS,
     INT8_TYPES,
     PACKED_TILINGS,
@@ -196,10 +198,10 @@ def rounded_x_reference(x: np.ndarray) -> np.ndarray:
 
 
 def rounds_to_int8(path: str, ggml_type: T, n_tokens: int) -> bool:
-    """Whether *path* runs this product through ``gemv_int8``: one row of an `INT8_TYPES`
-    format on CUDA, and in its emulation, which repeats what CUDA runs."""
+    """Whether *path* runs this product through ``gemv_int8``: up to `INT8_ROWS` rows of an
+    `INT8_TYPES` format on CUDA, and in its emulation, which repeats what CUDA runs."""
     cuda = path == "emulated_cuda" or (path == "gguf_kernel" and gpu_backend() == "cuda")
-    return cuda and n_tokens == 1 and ggml_type in INT8_TYPES
+    return cuda and 1 <= n_tokens <= INT8_ROWS and ggml_type in INT8_TYPES
 
 
 def as_read(path: str, ggml_type: T, x: np.ndarray) -> np.ndarray:
@@ -304,7 +306,7 @@ def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
         if isinstance(tiling, Int8Tiling) or (
                 tiling is None and rounds_to_int8(path, m.ggml_type, x.shape[0])):
             t = tiling if isinstance(tiling, Int8Tiling) else default_int8_tiling(
-                m.ggml_type, m.values.shape[1])
+                m.ggml_type, m.values.shape[1], x.shape[0])
             return emulated_int8(binary, x, m, t)
         tile = activation_tile(x.shape[0])
         args = ["gemv", m.kernel_type, tile, *(tiling or (4, 4, 2)), m.rows,
@@ -322,18 +324,22 @@ def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
 def emulated_int8(binary: Path, x: mx.array, m: Matrix, tiling: Int8Tiling,
                   act: str | None = None, offset: int = 0,
                   x_rounded: XRounded | None = None) -> mx.array:
-    """``gemv_int8`` in the emulation on one float32 or bfloat16 row: ``[1, rows]``, or with
-    *act* its gated mode's ``[1, rows / 2]``; *offset*: the weight's buffer starts that many
-    bytes past 16-byte alignment. With *x_rounded*, x is `round_x`'s buffer and y bfloat16."""
+    """``gemv_int8`` in the emulation on float32 or bfloat16 rows (one, or three with the
+    default tilings): ``[M, rows]``, or with *act* its gated mode's ``[M, rows / 2]``;
+    *offset*: the weight's buffer starts that many bytes past 16-byte alignment. With
+    *x_rounded*, x is `round_x`'s buffer (one row) and y bfloat16."""
     outs = m.rows // 2 if act else m.rows
     dtype = mx.bfloat16 if x_rounded else x.dtype
+    x_rows = 1 if x_rounded else x.shape[0]
+    if x_rows not in (1, 3):
+        pytest.skip("the emulation runs one or three activation rows through gemv_int8")
     args = ["gemv_int8", m.kernel_type, tiling.warps, tiling.stages, tiling.per_lane,
             tiling.grid(outs), m.rows, m.buffer.shape[1], m.skip, int(dtype == mx.bfloat16),
             int(tiling.x_in_registers), GATED_ACTS[act] if act else 0, offset,
-            X_ROUNDED[x_rounded] if x_rounded else 0]
+            X_ROUNDED[x_rounded] if x_rounded else 0, x_rows]
     y = np.frombuffer(emulation.run(binary, args, m.buffer.tobytes()
                                     + np.array(x.view(mx.uint8)).tobytes()), np.uint8)
-    return mx.array(y).view(dtype).reshape(1, outs)
+    return mx.array(y).view(dtype).reshape(x_rows, outs)
 
 
 def emulated_round_x(binary: Path, x: mx.array) -> np.ndarray:
@@ -500,6 +506,54 @@ def test_one_row_int8_kernel(
         # dwarfs its distance from the rounded one (float32 sums: ~1e-6)
         rounding = np.median(np.abs(x @ m.values.T - exact))
         assert np.median(np.abs(y - exact)) < 0.01 * rounding
+
+
+@pytest.mark.parametrize("path", PATHS[:2])
+@pytest.mark.parametrize("act", [None, "silu"], ids=["plain", "silu"])
+@pytest.mark.parametrize("x_rows", range(2, INT8_MAX_ROWS + 1))
+@pytest.mark.parametrize("ggml_type", sorted(INT8_TYPES, key=int), ids=lambda t: t.name)
+def test_int8_kernel_on_several_rows(
+    path: str, ggml_type: T, x_rows: int, act: str | None, rng: np.random.Generator,
+    request: pytest.FixtureRequest,
+) -> None:
+    # A few decoding requests' rows through one gemv_int8 launch (XROWS), plain and gated, in
+    # bfloat16, on a weight one row into its buffer, with the default tiling for that many
+    # rows (fewer CTAs where the rows' copies of x crowd shared memory), each row unlike the
+    # others (one with a block of zeros, one with a spike). Each output row's sum is the same
+    # chain of one warp as the one-row kernel's on that row alone: equal bit for bit, and so
+    # within the one-row test's bound of float64 arithmetic on the rounded x.
+    if path == "gguf_kernel" and gpu_backend() != "cuda":
+        pytest.skip("gemv_int8 is a CUDA kernel")
+    if path == "emulated_cuda" and x_rows != 3:
+        pytest.skip("the emulation runs three rows (each row count compiles)")
+    pairs = EMULATED_PAIRS if path == "emulated_cuda" else GATED_PAIRS
+    m = matrix(ggml_type, rng, skip=1, path=path, rows=2 * pairs if act else None)
+    cols = m.values.shape[1]
+    x = (rng.normal(size=(x_rows, cols)) * (0.05 if act else 1.0)).astype(np.float32)
+    x[0, 64:96] = 0.0
+    x[-1, 200] = 100.0
+    xd = mx.array(x).astype(mx.bfloat16)
+    tiling = default_int8_tiling(ggml_type, cols, x_rows)
+    one = default_int8_tiling(ggml_type, cols)
+    if path == "gguf_kernel":
+        lib = library("cuda")
+        got = lib.gemv(xd, m.raw, ggml_type, tiling=tiling, act=act, init_value=NAN)
+        rows = [lib.gemv(xd[r:r + 1], m.raw, ggml_type, tiling=one, act=act, init_value=NAN)
+                for r in range(x_rows)]
+    else:
+        binary = request.getfixturevalue("emulator")
+        got = emulated_int8(binary, xd, m, tiling, act)
+        rows = [emulated_int8(binary, xd[r:r + 1], m, one, act) for r in range(x_rows)]
+    outs = m.rows // 2 if act else m.rows
+    assert got.dtype == mx.bfloat16 and got.shape == (x_rows, outs)
+    y = np.array(got.astype(mx.float32))
+    assert np.isfinite(y).all()
+    np.testing.assert_array_equal(
+        y, np.concatenate([np.array(r.astype(mx.float32)) for r in rows]))
+    if act is None:
+        xr = int8_activations(np.array(xd.astype(mx.float32)))
+        exact = xr @ m.values.T
+        assert (np.abs(y - exact) <= float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)).all()
 
 
 @pytest.mark.parametrize("path", PATHS[:2])

@@ -2,7 +2,7 @@
 // tests/test_quant_kernels.py. Usage (raw blocks, then the activations, on stdin):
 //   run_kernels gemv GGML_TYPE MT ROWS WARPS STAGES N ROW_BYTES M SKIP_ROWS BF16  > y
 //   run_kernels dequant GGML_TYPE N ROW_BYTES SKIP_ROWS                           > W
-//   run_kernels gemv_int8 GGML_TYPE WARPS STAGES PER_LANE CTAS N ROW_BYTES SKIP_ROWS BF16 XREG [ACT [OFFSET [XPRE]]] > y
+//   run_kernels gemv_int8 GGML_TYPE WARPS STAGES PER_LANE CTAS N ROW_BYTES SKIP_ROWS BF16 XREG [ACT [OFFSET [XPRE [XROWS]]]] > y
 //   run_kernels round_x K BF16 CTAS                                               > rounded x
 //   run_kernels gemv_int8_norm GGML_TYPE WARPS STAGES PER_LANE CTAS N ROW_BYTES SKIP_ROWS BF16 EPS
 //     (stdin: the blocks, x [K], the residual [N], the norm's weight [N]) > h, normed, twice
@@ -11,7 +11,8 @@
 //   or 2 (GELU tanh): the gated mode, N rows of gate then up, N / 2 outputs; OFFSET: bytes by
 //   which the buffer starts past 16-byte alignment, 0 by default; XPRE 1 or 2: x is round_x's
 //   buffer (K + K / 4 bytes) instead, copied into shared memory or read where it is, and y
-//   bfloat16 (BF16 1; two-warp tilings, ACT 0 or 1). round_x: CTAS of ROUND_X_THREADS threads.)
+//   bfloat16 (BF16 1; two-warp tilings, ACT 0 or 1); XROWS 3: three activation rows (x [3, K],
+//   y [3, outputs]; the default tilings, ACT 0 or 1). round_x: CTAS of ROUND_X_THREADS threads.)
 // GGML_TYPE 1002: Q4_0 packed (formats.h, Q4_0x1024). SKIP_ROWS rows of the input precede
 // the weight, so it starts off 16-byte alignment (except packed rows, whole 16-byte words).
 // BF16=1: activations and y in bfloat16 (else float32, as W always is).
@@ -84,9 +85,9 @@ int run_gemv_int8_xpre(char** argv, const uint8_t* w, int n, int row_bytes, int 
   };
 #define VX_INT8_XPRE(W, S, P, H) \
   else if (held == H && warps == W && stages == S && per_lane == P && xpre == 1) \
-    run(vx::gemv_int8<TYPE, T, W, S, P, KCAP, H, ACT, 1, uint8_t>); \
+    run(vx::gemv_int8<TYPE, T, W, S, P, KCAP, H, ACT, 1, 1, uint8_t>); \
   else if (held == H && warps == W && stages == S && per_lane == P && xpre == 2) \
-    run(vx::gemv_int8<TYPE, T, W, S, P, 0, H, ACT, 2, uint8_t>);
+    run(vx::gemv_int8<TYPE, T, W, S, P, 0, H, ACT, 2, 1, uint8_t>);
   if (false) {}
   VX_INT8_XPRE(2, 2, 1, false) VX_INT8_XPRE(2, 2, 2, false) VX_INT8_XPRE(2, 2, 4, false)
   VX_INT8_XPRE(2, 2, 4, true)
@@ -100,9 +101,10 @@ template <int TYPE, class T, int ACT>
 int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
   constexpr int KCAP = 16384;
   if (k > KCAP) return 5;
-  std::vector<T> x(k), y(ACT ? n / 2 : n);
-  std::memset(y.data(), 0xFF, y.size() * sizeof(T));  // NaN in float32 and bfloat16
   const int xpre = argv[12] && argv[13] && argv[14] ? atoi(argv[14]) : 0;
+  const int xrows = argv[12] && argv[13] && argv[14] && argv[15] ? atoi(argv[15]) : 1;
+  std::vector<T> x(size_t(xrows) * k), y(size_t(xrows) * (ACT ? n / 2 : n));
+  std::memset(y.data(), 0xFF, y.size() * sizeof(T));  // NaN in float32 and bfloat16
   if (!xpre && fread(x.data(), sizeof(T), x.size(), stdin) != x.size()) return 4;
   const int warps = atoi(argv[3]), stages = atoi(argv[4]), per_lane = atoi(argv[5]);
   const int grid = atoi(argv[6]);
@@ -127,6 +129,21 @@ int run_gemv_int8(char** argv, const uint8_t* w, int n, int row_bytes, int k) {
     }
     return 3;
   }
+  // three activation rows: the default tilings (library.INT8_TILINGS), ACT 0 and 1
+#define VX_INT8_ROWS(W, S, P) \
+  else if (warps == W && stages == S && per_lane == P) \
+    run(vx::gemv_int8<TYPE, T, W, S, P, KCAP, false, ACT, 0, 3>);
+  if (xrows != 1) {
+    if constexpr (ACT < 2) {
+      if (held || xrows != 3) return 3;
+      VX_INT8_ROWS(4, 2, 4) VX_INT8_ROWS(8, 2, 4) VX_INT8_ROWS(4, 4, 2) VX_INT8_ROWS(8, 3, 1)
+      else return 3;
+      fwrite(y.data(), sizeof(T), y.size(), stdout);
+      return 0;
+    }
+    return 3;
+  }
+#undef VX_INT8_ROWS
   if constexpr (ACT == 0) {
     if (false) {}
     VX_INT8_TILING(8, 3, 1) VX_INT8_TILING(8, 3, 2) VX_INT8_TILING(2, 2, 1) VX_INT8_TILING(2, 2, 2)
@@ -182,7 +199,7 @@ int run_gemv_int8_norm(char** argv, const uint8_t* w, int n, int row_bytes, int 
   };
 #define VX_INT8_NORM(W, S, P) \
   else if (warps == W && stages == S && per_lane == P) \
-    run.template operator()<W>(vx::gemv_int8<TYPE, T, W, S, P, KCAP, false, 0, 0, T, vx::AddNorm<T>*>);
+    run.template operator()<W>(vx::gemv_int8<TYPE, T, W, S, P, KCAP, false, 0, 0, 1, T, vx::AddNorm<T>*>);
   if (false) {}
   VX_INT8_NORM(4, 2, 4) VX_INT8_NORM(8, 2, 4) VX_INT8_NORM(4, 4, 2) VX_INT8_NORM(2, 2, 1)
   VX_INT8_NORM(2, 2, 2)

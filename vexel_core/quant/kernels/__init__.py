@@ -5,13 +5,13 @@
 Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
 
 * few activation rows (decode): a matrix-vector kernel that reads the blocks once
-  (`KernelLibrary.gemv`); on CUDA one row of Q4_0, Q8_0, Q4_K, Q5_K or Q6_K rounds x to int8
-  and multiplies by ``dp4a`` (``gemv_int8``, as llama.cpp does for one row), `gguf_gated`
+  (`KernelLibrary.gemv`); on CUDA up to `INT8_ROWS` rows of Q4_0, Q8_0, Q4_K, Q5_K or Q6_K
+  round x to int8 and multiply by ``dp4a`` (``gemv_int8``, as llama.cpp's mmvq does), `gguf_gated`
   returns ``act(g) * u`` of a fused gate/up weight from the same kernel, `gguf_add_norm`
   the residual add and the RMS norm after the product (a pre-norm block's), and
   `gguf_feed_forward` a block's whole gated feed-forward part with that add and norm, in one
   launch (packed Q4_0);
-* a few rows on CUDA (a batch of decoding requests): the tensor cores, each weight read and
+* a few more rows on CUDA (a batch of decoding requests): the tensor cores, each weight read and
   decoded once (``gemm_packed`` for 2-16 rows of packed Q4_0, ``gemm_blocks`` for 3-16 rows
   of the file's blocks of every format, rows of a multiple of 256 columns;
   ``gemm_blocks`` has a Metal twin, never compiled by Apple's compiler);
@@ -77,7 +77,9 @@ def gguf_matmul(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType, *,
     x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
     if x2.dtype not in (mx.float32, mx.float16, mx.bfloat16):
         x2 = x2.astype(mx.float32)
-    if gemm_applies(backend, ggml_type, packed, x2.shape, x2.dtype):
+    if int8_applies(backend, ggml_type, x2.shape):
+        y = lib.gemv(x2, raw, ggml_type, packed=packed)
+    elif gemm_applies(backend, ggml_type, packed, x2.shape, x2.dtype):
         y = lib.gemm_packed(x2, raw)
     elif blocks_applies(backend, ggml_type, packed, x2.shape, x2.dtype):
         y = lib.gemm_blocks(x2, raw, ggml_type)
@@ -93,18 +95,18 @@ def gguf_matmul(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType, *,
 def gguf_gated(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
                act: GatedAct, *, packed: bool = False) -> mx.array | None:
     """``act(g) * u`` for ``[g, u] = x @ W.T`` split in halves (W: the blocks ``raw``, gate
-    rows then up rows) in one kernel, where one exists: one activation row ``x[1, K]`` of
-    Q4_0, Q8_0, Q4_K, Q5_K or Q6_K on CUDA (``gemv_int8``'s gated mode), or the few rows of
-    packed Q4_0 that ``gemm_packed`` takes (its gated mode). None elsewhere: the caller multiplies,
-    then applies *act*."""
+    rows then up rows) in one kernel, where one exists: up to `INT8_ROWS` activation rows
+    ``x[M, K]`` of Q4_0, Q8_0, Q4_K, Q5_K or Q6_K on CUDA (``gemv_int8``'s gated mode), or the
+    few rows of packed Q4_0 that ``gemm_packed`` takes (its gated mode). None elsewhere: the
+    caller multiplies, then applies *act*."""
     backend = gpu_backend()
     if backend is None:
         return None
+    if gated_applies(backend, ggml_type, x.shape, x.dtype, raw.shape[0]):
+        return library(backend).gemv(x, raw, ggml_type, act=act, packed=packed)
     if gemm_applies(backend, ggml_type, packed, x.shape, x.dtype) and raw.shape[0] % 2 == 0:
         return library(backend).gemm_packed(x, raw, act=act)
-    if not gated_applies(backend, ggml_type, x.shape, x.dtype, raw.shape[0]):
-        return None
-    return library(backend).gemv(x, raw, ggml_type, act=act, packed=packed)
+    return None
 
 
 def gguf_add_norm(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
@@ -116,7 +118,7 @@ def gguf_add_norm(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
     *scratch*: `KernelLibrary.gemv_add_norm`'s). None elsewhere: the caller multiplies, adds and
     normalises."""
     backend = gpu_backend()
-    if (backend is None or x.dtype not in ACTIVATION_DTYPES
+    if (backend is None or x.dtype not in ACTIVATION_DTYPES or x.shape[0] != 1
             or not int8_applies(backend, ggml_type, x.shape)
             or residual.shape != (1, raw.shape[0]) or residual.dtype != x.dtype
             or weight.shape != (raw.shape[0],)):

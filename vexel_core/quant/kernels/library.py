@@ -51,7 +51,7 @@ a threadgroup holds at most 32 KiB); Apple's compiler itself is not.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -131,6 +131,14 @@ class GemvTiling:
 INT8_TYPES: frozenset[GGMLQuantizationType] = frozenset(
     {Q.Q4_0, Q.Q8_0, Q.Q4_K, Q.Q5_K, Q.Q6_K})
 INT8_MAX_COLS = 16384  # longest rows taken (tested at this length; timed at 4,096 and 14,336)
+# Activation rows one gemv_int8 launch takes (XROWS: x's rounded copy and an accumulator a row)
+INT8_MAX_ROWS = 4
+# Activation rows that `gguf_matmul` and `gguf_gated` send to gemv_int8 (a few decoding
+# requests): the weights' bytes are read and decoded once for all of them. Untimed: session 46
+# sets it from benchmarks/gemv_rows.py.
+INT8_ROWS = 4
+SM_COUNT = 132  # the H200's, for which the tilings below were timed
+SM_SHARED = 228 * 1024  # shared memory of one SM, of which each CTA's takes 1 KiB more
 SHARED_MAX = 227 * 1024  # static and dynamic together, per CTA (sm_90's opt-in limit)
 
 
@@ -155,22 +163,22 @@ class Int8Tiling:
         return even_grid(rows, self.ctas, self.warps)
 
     def shared_bytes(self, ggml_type: GGMLQuantizationType, cols: int,
-                     x_rounded: XRounded | None = None) -> int:
+                     x_rounded: XRounded | None = None, x_rows: int = 1) -> int:
         """Shared memory of one CTA, all of it dynamic: the staging slots
         ``[WARPS][STAGES][SLOT]`` (a slot being a chunk's bytes rounded as the kernel's SLOT
         is), then x's rounded copy ``xq[KCAP]`` with its scales ``xd`` and sums ``xsum``
-        (``KCAP / 32`` each), which x rounded beforehand and read from global memory does
-        without. Packed Q4_0 stages as many bytes a chunk as Q4_0, so Q4_0's figure holds for
-        it."""
+        (``KCAP / 32`` each), one a row of *x_rows*, which x rounded beforehand and read from
+        global memory does without. Packed Q4_0 stages as many bytes a chunk as Q4_0, so
+        Q4_0's figure holds for it."""
         elems, nbytes = block_shape(ggml_type)
         slot = (CHUNK_ELEMS * self.per_lane // elems * nbytes + 15 + 6 + 15) // 16 * 16
         kcap = int8_kcap(cols, x_rounded)
-        return self.warps * self.stages * slot + kcap + 2 * 4 * (kcap // 32)
+        return self.warps * self.stages * slot + x_rows * (kcap + 2 * 4 * (kcap // 32))
 
     def fits(self, ggml_type: GGMLQuantizationType, cols: int,
-             x_rounded: XRounded | None = None) -> bool:
+             x_rounded: XRounded | None = None, x_rows: int = 1) -> bool:
         """Whether a CTA's shared memory for rows of *cols* stays within sm_90's 227 KiB."""
-        return self.shared_bytes(ggml_type, cols, x_rounded) <= SHARED_MAX
+        return self.shared_bytes(ggml_type, cols, x_rounded, x_rows) <= SHARED_MAX
 
 
 def even_grid(rows: int, ctas: int, warps: int) -> int:
@@ -378,9 +386,16 @@ INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
 }
 
 
-def default_int8_tiling(ggml_type: GGMLQuantizationType, cols: int) -> Int8Tiling:
-    """The format's `INT8_TILINGS` entry for rows of *cols* (at most INT8_MAX_COLS)."""
-    return next(t for longest, t in INT8_TILINGS[ggml_type] if cols <= longest)
+def default_int8_tiling(ggml_type: GGMLQuantizationType, cols: int,
+                        x_rows: int = 1) -> Int8Tiling:
+    """The format's `INT8_TILINGS` entry for rows of *cols* (at most INT8_MAX_COLS). For
+    several activation rows, its CTAs capped to one wave: each row's copy of x takes shared
+    memory, so fewer CTAs fit an SM, and a second wave cost one row 20-30% (session 17)."""
+    tiling = next(t for longest, t in INT8_TILINGS[ggml_type] if cols <= longest)
+    if x_rows == 1:
+        return tiling
+    per_sm = SM_SHARED // (tiling.shared_bytes(ggml_type, cols, None, x_rows) + 1024)
+    return replace(tiling, ctas=min(tiling.ctas, max(per_sm, 1) * SM_COUNT))
 
 
 def default_tiling(backend: Backend, tile: int) -> GemvTiling:
@@ -463,12 +478,14 @@ class KernelLibrary:
         """``x[M, K] @ W.T`` -> ``[M, N]`` in x's dtype, W being the blocks ``raw[N, row_bytes]``.
 
         *tile* activation rows are computed per pass (default: `activation_tile(M)`); more rows
-        repeat the pass. One row of an `INT8_TYPES` format on CUDA runs ``gemv_int8`` unless a
-        `GemvTiling` asks for the float kernel. *init_value* fills the output before the kernel
-        runs (tests poison it with NaN to catch elements the kernel never writes).
+        repeat the pass. One to `INT8_ROWS` rows of an `INT8_TYPES` format on CUDA run
+        ``gemv_int8`` unless a `GemvTiling` asks for the float kernel. *init_value* fills the
+        output before the kernel runs (tests poison it with NaN to catch elements the kernel
+        never writes).
 
-        *act* (``"silu"``, ``"gelu_tanh"``): ``gemv_int8``'s gated mode, for one row on CUDA
-        only: W holds gate rows then up rows, and the result is ``act(g) * u`` ``[1, N / 2]``
+        *act* (``"silu"``, ``"gelu_tanh"``): ``gemv_int8``'s gated mode, for up to
+        `INT8_MAX_ROWS` rows on CUDA: W holds gate rows then up rows, and the result is
+        ``act(g) * u`` ``[M, N / 2]``
         for ``[g, u]`` the product's two halves, rounded as MLX's ``act(g) * u`` on them
         would round it (cuda/gemv_int8.cuh, glu).
 
@@ -724,7 +741,7 @@ def int8_applies(backend: Backend, ggml_type: GGMLQuantizationType,
                  x_shape: tuple[int, ...]) -> bool:
     """Whether ``gemv`` sends this product to ``gemv_int8`` by default."""
     return (backend == "cuda" and ggml_type in INT8_TYPES and len(x_shape) == 2
-            and x_shape[0] == 1 and x_shape[1] <= INT8_MAX_COLS)
+            and 1 <= x_shape[0] <= INT8_ROWS and x_shape[1] <= INT8_MAX_COLS)
 
 
 def gemm_applies(backend: Backend, ggml_type: GGMLQuantizationType, packed: bool,
@@ -752,7 +769,7 @@ def blocks_applies(backend: Backend, ggml_type: GGMLQuantizationType, packed: bo
 def gated_applies(backend: Backend, ggml_type: GGMLQuantizationType,
                   x_shape: tuple[int, ...], x_dtype: mx.Dtype, rows: int) -> bool:
     """Whether ``gemv(..., act=...)`` computes this product: where ``gemv_int8`` applies
-    (one row on CUDA, `int8_applies`), on rows of gate then up."""
+    (up to `INT8_ROWS` rows on CUDA, `int8_applies`), on rows of gate then up."""
     return (int8_applies(backend, ggml_type, x_shape) and x_dtype in ACTIVATION_DTYPES
             and rows % 2 == 0)
 
@@ -769,10 +786,12 @@ def _int8_launch(
         names = ", ".join(sorted(t.name for t in INT8_TYPES))
         raise ValueError(f"gemv_int8 is a CUDA kernel for {names}; got {backend} "
                          f"{ggml_type.name}")
-    if x_rounded is None and (len(x_shape) != 2 or x_shape != (1, cols) or cols > INT8_MAX_COLS
+    if x_rounded is None and (len(x_shape) != 2 or x_shape[1] != cols
+                              or not 1 <= x_shape[0] <= INT8_MAX_ROWS or cols > INT8_MAX_COLS
                               or x_dtype not in ACTIVATION_DTYPES):
-        raise ValueError(f"gemv_int8: x must be [1, {cols}] float32, float16 or bfloat16 with "
-                         f"at most {INT8_MAX_COLS} columns; got {x_shape} {x_dtype}")
+        raise ValueError(f"gemv_int8: x must be [M, {cols}] float32, float16 or bfloat16, M from "
+                         f"1 to {INT8_MAX_ROWS}, with at most {INT8_MAX_COLS} columns; got "
+                         f"{x_shape} {x_dtype}")
     if x_rounded is not None:
         if x_rounded not in X_ROUNDED:
             raise ValueError(f"gemv_int8: x_rounded must be one of {sorted(X_ROUNDED)}; got "
@@ -786,11 +805,15 @@ def _int8_launch(
             raise ValueError("gemv_int8: x_rounded needs dtype, the output's: float32, float16 "
                              f"or bfloat16; got {dtype}")
     out_dtype = x_dtype if dtype is None else dtype
-    tiling = tiling or default_int8_tiling(ggml_type, cols)
-    if not tiling.fits(ggml_type, cols, x_rounded):
+    m = x_shape[0] if x_rounded is None else 1
+    tiling = tiling or default_int8_tiling(ggml_type, cols, m)
+    if m > 1 and tiling.x_in_registers:
+        raise ValueError(f"gemv_int8: {tiling} holds x in registers, which takes one "
+                         f"activation row; got {m}")
+    if not tiling.fits(ggml_type, cols, x_rounded, m):
         raise ValueError(f"gemv_int8: {tiling} needs "
-                         f"{tiling.shared_bytes(ggml_type, cols, x_rounded)} bytes of shared "
-                         f"memory for rows of {cols}; at most {SHARED_MAX}")
+                         f"{tiling.shared_bytes(ggml_type, cols, x_rounded, m)} bytes of shared "
+                         f"memory for {m} row(s) of {cols}; at most {SHARED_MAX}")
     threads = tiling.warps * 32
     outs = rows if act is None else rows // 2  # gated: one output per (gate, up) row pair
     template = [("GGML_TYPE", _template_type(ggml_type, packed)), ("T", out_dtype),
@@ -798,10 +821,10 @@ def _int8_launch(
                 ("STAGES", tiling.stages), ("PER_LANE", tiling.per_lane),
                 ("KCAP", int8_kcap(cols, x_rounded)), ("XREG", tiling.x_in_registers),
                 ("ACT", GATED_ACTS[act] if act else 0),
-                ("XPRE", X_ROUNDED[x_rounded] if x_rounded else 0)]
+                ("XPRE", X_ROUNDED[x_rounded] if x_rounded else 0), ("XROWS", m)]
     # the gated mode keeps its gate sums in registers: the same shared memory as the product
-    return _Launch(template, (tiling.grid(outs) * threads, 1, 1), (threads, 1, 1), (1, outs),
-                   out_dtype, tiling.shared_bytes(ggml_type, cols, x_rounded))
+    return _Launch(template, (tiling.grid(outs) * threads, 1, 1), (threads, 1, 1), (m, outs),
+                   out_dtype, tiling.shared_bytes(ggml_type, cols, x_rounded, m))
 
 
 def add_norm_scratch() -> mx.array:
@@ -818,7 +841,10 @@ def _add_norm_launch(
     raw_dtype: mx.Dtype, x_shape: tuple[int, ...], x_dtype: mx.Dtype,
     tiling: Int8Tiling | None, packed: bool,
 ) -> _Launch:
-    """gemv_int8_norm's launch: gemv_int8's plain product's, within the scratch's CTAs."""
+    """gemv_int8_norm's launch: gemv_int8's plain product's for one row, within the scratch's
+    CTAs."""
+    if len(x_shape) != 2 or x_shape[0] != 1:
+        raise ValueError(f"gemv_add_norm: x must be one row [1, K]; got {x_shape}")
     launch = _int8_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape, x_dtype, tiling,
                           packed=packed)
     if launch.grid[0] // launch.threadgroup[0] > NORM_SCRATCH_CTAS:

@@ -449,7 +449,22 @@ __device__ __forceinline__ void put_row(AddNorm<T>* e, int row, float sum) {
   e->store(row, sum);
 }
 
+// Activation row r's outputs: y + r * outs (an epilogue takes one activation row only)
+template <class T>
+__device__ __forceinline__ T* row_outputs(T* y, int r, int outs) {
+  return y + size_t(r) * outs;
+}
+template <class T>
+__device__ __forceinline__ AddNorm<T>* row_outputs(AddNorm<T>* e, int, int) {
+  return e;
+}
+
 // ACT 0: y[N] = W x. ACT 1 or 2: the gated mode (see the top of this file), y[N / 2].
+// XROWS: activation rows, x [XROWS, K] and y [XROWS, N] (or [XROWS, N / 2]): a few decoding
+// requests' rows share each weight's loads and decode, every row rounded into its own copy in
+// shared memory (rows at K values apart), XREG and XPRE off and no epilogue but for one row.
+// Why: the float kernel and the tensor-core kernels took 2.2-2.8x one row's gemv_int8 time
+// for two rows (notes/gpu-kernels.md, session 46), where the weights' bytes are the same.
 // XPRE 0: x [K] of T, rounded by each CTA into its shared memory. XPRE 1, 2: x is round_x's
 // buffer for this K (X = uint8_t), the same values rounded once beforehand: 1 copies it into
 // the CTA's shared memory instead of rounding, 2 leaves it in global memory, where the products
@@ -457,7 +472,7 @@ __device__ __forceinline__ void put_row(AddNorm<T>* e, int row, float sum) {
 // cta, ctas: this CTA's place among the product's CTAs, where a launch runs other work in CTAs
 // of its own too (notes/patches/fused-attention.patch); by default the grid's.
 template <int GGML_TYPE, class T, int WARPS, int STAGES, int PER_LANE, int KCAP, bool XREG,
-          int ACT, int XPRE = 0, class X = T, class Y = T*>
+          int ACT, int XPRE = 0, int XROWS = 1, class X = T, class Y = T*>
 __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, Y y, int N,
                                           int row_bytes, int cta = int(blockIdx.x),
                                           int ctas = int(gridDim.x)) {
@@ -480,9 +495,11 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, Y y, int
   VX_DYNAMIC_SHARED(shared_words);
   auto stage = reinterpret_cast<uint32_t (*)[STAGES][SLOT / 4]>(shared_words);
   static_assert(XPRE == 0 || XPRE == 1 || XPRE == 2, "XPRE: 0 round here, 1 copy, 2 global");
+  static_assert(XROWS >= 1 && (XROWS == 1 || (XPRE == 0 && !XREG)),
+                "several activation rows: each CTA rounds them, into shared memory");
   int8_t* sq = reinterpret_cast<int8_t*>(shared_words + WARPS * STAGES * SLOT / 4);
-  float* sd = reinterpret_cast<float*>(sq + KCAP);
-  int* ssum = reinterpret_cast<int*>(sd + KCAP / 32);
+  float* sd = reinterpret_cast<float*>(sq + XROWS * KCAP);
+  int* ssum = reinterpret_cast<int*>(sd + XROWS * KCAP / 32);
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int nb = row_bytes / F::BB;  // blocks per row
@@ -530,8 +547,8 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, Y y, int
     if (i < items) issue(i);
     cp_async_commit();
   }
-  if constexpr (XPRE == 0) {
-    for (int b = threadIdx.x; b < nx; b += WARPS * 32) {
+  if constexpr (XPRE == 0) {  // (row r's block e is block r * nx + e: rows K values apart)
+    for (int b = threadIdx.x; b < XROWS * nx; b += WARPS * 32) {
       sd[b] = round_block(x + 32 * b, sq + 32 * b, ssum + b);
     }
   } else if constexpr (XPRE == 1) {  // the same values, copied
@@ -561,8 +578,8 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, Y y, int
   }
 
   const int base = int(reinterpret_cast<uintptr_t>(w) & 15);
-  float acc = 0.0f;
-  float gate = 0.0f;  // gated: the current pair's gate sum, held by every lane
+  float acc[XROWS] = {};
+  float gate[XROWS] = {};  // gated: the current pair's gate sums, held by every lane
   for (int i = 0; i < items; ++i) {
     if (i + STAGES - 1 < items) issue((i + STAGES - 1) % STAGES);
     cp_async_commit();
@@ -588,37 +605,40 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, Y y, int
           if constexpr (I::WORDS16) I::template ints<A>(slot, at, j, q);
           else I::ints(slot, at, j, q);
         }
-        const int e = b * SUBS + j;  // x's 32-element block
         const bool held = XREG && here.chunk == 0;
         const int h = XREG ? u : 0;  // the held slot (arrays of one when nothing is held)
-        const uint4 xa = held ? xr[h][0] : reinterpret_cast<const uint4*>(xq + 32 * e)[0];
-        const uint4 xb = held ? xr[h][1] : reinterpret_cast<const uint4*>(xq + 32 * e)[1];
-        const float dx = held ? xdr[h] : xd[e];
-        float t;
-        if constexpr (I::WHOLE) {
-          float d;
-          const int xs = held ? xsr[h] : xsum[e];
-          int sum;
-          if constexpr (I::WORDS16) sum = I::template dot<A>(slot, at0, lane, u, xa, xb, xs, d);
-          else sum = I::dot(slot, at0, lane, u, xa, xb, xs, d);
-          t = d * float(sum);
-        } else {
-          int lo, hi;
-          dots<I::IN_PLACE>(q, xa, xb, lo, hi);
-          if constexpr (I::SPLIT) {
-            const float2 sc = I::halves(slot, at, j);
-            t = fmaf(sc.x, float(lo), sc.y * float(hi));
+#pragma unroll
+        for (int r = 0; r < XROWS; ++r) {
+          const int e = (r * nx) + b * SUBS + j;  // x's 32-element block (of row r)
+          const uint4 xa = held ? xr[h][0] : reinterpret_cast<const uint4*>(xq + 32 * e)[0];
+          const uint4 xb = held ? xr[h][1] : reinterpret_cast<const uint4*>(xq + 32 * e)[1];
+          const float dx = held ? xdr[h] : xd[e];
+          float t;
+          if constexpr (I::WHOLE) {  // (the block's shared-memory words read again a row)
+            float d;
+            const int xs = held ? xsr[h] : xsum[e];
+            int sum;
+            if constexpr (I::WORDS16) sum = I::template dot<A>(slot, at0, lane, u, xa, xb, xs, d);
+            else sum = I::dot(slot, at0, lane, u, xa, xb, xs, d);
+            t = d * float(sum);
           } else {
-            float2 sc;
-            if constexpr (I::WORDS16) sc = I::template group<A>(slot, at, j);
-            else sc = I::group(slot, at, j);
-            int sum = lo + hi;
-            if constexpr (I::IN_PLACE) sum >>= I::shift(j);  // exact: a multiple of 16
-            t = sc.x * float(sum);
-            if constexpr (F::HAS_MIN) t = fmaf(sc.y, float(held ? xsr[h] : xsum[e]), t);
+            int lo, hi;
+            dots<I::IN_PLACE>(q, xa, xb, lo, hi);
+            if constexpr (I::SPLIT) {
+              const float2 sc = I::halves(slot, at, j);
+              t = fmaf(sc.x, float(lo), sc.y * float(hi));
+            } else {
+              float2 sc;
+              if constexpr (I::WORDS16) sc = I::template group<A>(slot, at, j);
+              else sc = I::group(slot, at, j);
+              int sum = lo + hi;
+              if constexpr (I::IN_PLACE) sum >>= I::shift(j);  // exact: a multiple of 16
+              t = sc.x * float(sum);
+              if constexpr (F::HAS_MIN) t = fmaf(sc.y, float(held ? xsr[h] : xsum[e]), t);
+            }
           }
+          acc[r] = fmaf(dx, t, acc[r]);
         }
-        acc = fmaf(dx, t, acc);
       }
     };
     auto aligned_or_not = [&](auto full) {
@@ -637,15 +657,19 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, Y y, int
     }
     if (here.chunk == nchunks - 1) {
 #pragma unroll
-      for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
-      if constexpr (!GATED) {
-        if (lane == 0) put_row(y, here.row, acc);
-      } else if (here.row < outs) {
-        gate = acc;  // the xor reduction leaves the sum in every lane
-      } else if (lane == 0) {
-        y[here.row - outs] = glu<ACT>(rounded<T>(gate), rounded<T>(acc));
+      for (int r = 0; r < XROWS; ++r) {
+        float s = acc[r];
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xFFFFFFFFu, s, o);
+        if constexpr (!GATED) {
+          if (lane == 0) put_row(row_outputs(y, r, outs), here.row, s);
+        } else if (here.row < outs) {
+          gate[r] = s;  // the xor reduction leaves the sum in every lane
+        } else if (lane == 0) {
+          y[size_t(r) * outs + here.row - outs] = glu<ACT>(rounded<T>(gate[r]), rounded<T>(s));
+        }
+        acc[r] = 0.0f;
       }
-      acc = 0.0f;
     }
     here.next(nchunks, all, outs);
     __syncwarp();  // the next issue overwrites this stage
