@@ -1,6 +1,6 @@
 """``gemv_int8`` on a few activation rows (XROWS) beside the path those rows took before it
 (GPU machine): packed Q4_0's ``gemm_packed``, ``gemm_blocks`` or the float kernel, as
-`gguf_matmul` routed them with `INT8_ROWS` at one. Sets `INT8_ROWS`: where gemv_int8 is faster.
+`gguf_matmul` routed them with `INT8_ROWS` empty. Sets `INT8_ROWS`: where gemv_int8 is faster.
 
     python benchmarks/gemv_rows.py [--formats Q4_0,Q4_K] [--rows 1,2,3,4] [--shapes 4096x4096]
 
@@ -34,7 +34,7 @@ SHAPES = [(4096, 4096), (6144, 4096), (28672, 4096), (4096, 14336)]  # o, qkv, g
 def before(x: mx.array, w: mx.array, t: Q, packed: bool) -> mx.array:
     """`gguf_matmul` as it routed these rows before gemv_int8 took more than one."""
     saved = library_module.INT8_ROWS
-    library_module.INT8_ROWS = 1
+    library_module.INT8_ROWS = {}
     try:
         return quant_kernels.gguf_matmul(x, w, t, packed=packed)
     finally:

@@ -210,7 +210,7 @@ def test_gguf_matmul_on_the_gpu(cols: int, m_rows: int, ggml_type: T,
     x = rows_of(rng, m_rows, cols, mx.bfloat16)
     y = as_float64(gguf_matmul(x, m.raw, ggml_type))
     assert y.shape == (m_rows, 200) and np.isfinite(y).all()
-    if m_rows > INT8_ROWS:
+    if m_rows > INT8_ROWS[ggml_type]:
         assert within_bound(y, x, m)
     else:
         xr = int8_activations(np.array(x.astype(mx.float32)))

@@ -208,7 +208,7 @@ def test_gguf_matmul_on_the_gpu(m_rows: int, rng: np.random.Generator) -> None:
     x = rows_of(rng, m_rows, 2048, mx.bfloat16)
     y = as_float64(gguf_matmul(x, mx.array(pack_q4_0(m.buffer)), T.Q4_0, packed=True))
     assert y.shape == (m_rows, 200) and np.isfinite(y).all()
-    if m_rows > INT8_ROWS:  # gemm_packed, or the weights dequantized to x's dtype
+    if m_rows > INT8_ROWS[T.Q4_0]:  # gemm_packed, or the weights dequantized to x's dtype
         assert within_bound(y, x, m)
     else:  # gemv_int8
         xr = int8_activations(np.array(x.astype(mx.float32)))

@@ -201,7 +201,7 @@ def rounds_to_int8(path: str, ggml_type: T, n_tokens: int) -> bool:
     """Whether *path* runs this product through ``gemv_int8``: up to `INT8_ROWS` rows of an
     `INT8_TYPES` format on CUDA, and in its emulation, which repeats what CUDA runs."""
     cuda = path == "emulated_cuda" or (path == "gguf_kernel" and gpu_backend() == "cuda")
-    return cuda and 1 <= n_tokens <= INT8_ROWS and ggml_type in INT8_TYPES
+    return cuda and ggml_type in INT8_TYPES and 1 <= n_tokens <= INT8_ROWS[ggml_type]
 
 
 def as_read(path: str, ggml_type: T, x: np.ndarray) -> np.ndarray:

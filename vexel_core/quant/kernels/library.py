@@ -133,10 +133,6 @@ INT8_TYPES: frozenset[GGMLQuantizationType] = frozenset(
 INT8_MAX_COLS = 16384  # longest rows taken (tested at this length; timed at 4,096 and 14,336)
 # Activation rows one gemv_int8 launch takes (XROWS: x's rounded copy and an accumulator a row)
 INT8_MAX_ROWS = 4
-# Activation rows that `gguf_matmul` and `gguf_gated` send to gemv_int8 (a few decoding
-# requests): the weights' bytes are read and decoded once for all of them. Untimed: session 46
-# sets it from benchmarks/gemv_rows.py.
-INT8_ROWS = 4
 SM_COUNT = 132  # the H200's, for which the tilings below were timed
 SM_SHARED = 228 * 1024  # shared memory of one SM, of which each CTA's takes 1 KiB more
 SHARED_MAX = 227 * 1024  # static and dynamic together, per CTA (sm_90's opt-in limit)
@@ -384,6 +380,19 @@ INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
     # 20.1-20.4 us (792: 20.9-21.0); gated 36.6 (38.8-39.0); 23.7 (session 13: 24.0)
     Q.Q6_K: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _FOUR_BY_TWO)),
 }
+
+
+# Activation rows per format that `gguf_matmul` and `gguf_gated` send to gemv_int8 (a few
+# decoding requests; more take gemm_packed or gemm_blocks, fewer than 3 of other formats the
+# float kernel before). Session 46 (benchmarks/gemv_rows.py, the H200, CUPTI; notes/bench/s46/2)
+# at 6144x4096 / 28672x4096 / 4096x14336, us, gemv_int8 against the path before: Q4_K at 2 rows
+# 11.9 / 30.8 / 19.9 against 15.7 / 60.1 / 33.5, at 4 rows 17.4 / 50.0 / 31.7 against 15.8 /
+# 60.5 / 32.7; Q8_0, Q5_K and Q6_K likewise faster in sum up to 4. Packed Q4_0 against
+# gemm_packed: 11.6 / 30.3 / 18.8 against 11.0 / 41.4 / 20.7 at 2 rows, slower from 3 (42.4
+# against 41.5 at 28672x4096); in the engine 4 Q4_0 requests took 728.7-767.6 tok/s through
+# gemv_int8 against 966.6 before, 2 Q4_K_M requests 537.3-562.9 against 365.9.
+INT8_ROWS: dict[GGMLQuantizationType, int] = {Q.Q4_0: 2, Q.Q8_0: 4, Q.Q4_K: 4, Q.Q5_K: 4,
+                                              Q.Q6_K: 4}
 
 
 def default_int8_tiling(ggml_type: GGMLQuantizationType, cols: int,
@@ -741,7 +750,7 @@ def int8_applies(backend: Backend, ggml_type: GGMLQuantizationType,
                  x_shape: tuple[int, ...]) -> bool:
     """Whether ``gemv`` sends this product to ``gemv_int8`` by default."""
     return (backend == "cuda" and ggml_type in INT8_TYPES and len(x_shape) == 2
-            and 1 <= x_shape[0] <= INT8_ROWS and x_shape[1] <= INT8_MAX_COLS)
+            and 1 <= x_shape[0] <= INT8_ROWS.get(ggml_type, 1) and x_shape[1] <= INT8_MAX_COLS)
 
 
 def gemm_applies(backend: Backend, ggml_type: GGMLQuantizationType, packed: bool,
