@@ -14,36 +14,26 @@
 # An arm run with PYTHONPATH=<tree> must keep the devkit's site: PYTHONPATH=<tree>:$PYTHONPATH
 # (session 45's first s45_a.sh run lost its engine arms to it).
 #
-# Written at the end of session 45. Main then: Q5_K's one row on gemv_int8 (21.4 us at
-# 14336x4096 against the float kernel's 40.7; one Q5_K_M request 345.4 against 315.4 tok/s);
-# gemm_blocks from two rows of Q2_K, Q4_K, Q5_K and Q6_K (two Q4_K requests 397.0 / 394.3
-# against 382.4); q and k stacked where v's format differs (untimed). Session 45's Q4_K_M
-# figures beside llama.cpp (README [r]): 16 requests 1,989.6 against S_TG 2,002.87, 8
-# 1,234.4 against 959.51, one 359.4 against tg128 274.36. Q4_0 one request 446.0 (session 39):
-# the 600 tok/s goal is the only acceptance item not met.
+# Written at the end of session 46. Main then: gemv_int8 takes 2-4 activation rows (XROWS;
+# INT8_ROWS: packed Q4_0 2, Q8_0/Q4_K/Q5_K/Q6_K 4): two Q4_K_M requests 537-563 tok/s against
+# 366. Q4_0 one request 446.0 (session 39): the 600 tok/s goal is the only acceptance item not
+# met. Only 294 s of session 46's device time were left.
 #
-# A: (~300 s) `s46_a.sh`: q and k stacked where v's format differs (3f11408), Q4_K_M one and
-#    two requests, main against the tree before it, alternated. Keep it if it is not slower.
-# B: (~250 s) Q5_K's gemv_int8 tilings under Nsight Compute (`FORMATS=Q5_K bash
-#    notes/device-jobs/s8_kernel_sweep.sh 4096 100`, then `... 14336 100`;
-#    `benchmarks/ncu_summary.py` reads the CSV with its map). Its defaults are Q4_K's at 4,096
-#    columns and 396 CTAs of 8/2/4 at 14,336, never swept; kernels.py (host-paced) gave 21.4 us
-#    and 23.0 us, 50% and 46% of the copy bandwidth, where Q4_K's Nsight figures are 13.1-13.3
-#    and 15.5.
-# C: (~300 s) the whole GPU suite on main (`gpu_tests.sh`, each file under its own limit; give
-#    test_quant_kernels.py 300 s at -n 6: it needed ~220 s in session 45 and was cut at 200),
-#    the pacing test among them. Session 45 changed routing (two rows of four K formats to
-#    gemm_blocks, one row of Q5_K to gemv_int8) and the attention's projections (qk + v).
-# D: (~400 s, peers carried) one Q4_0 request, all three engines, on today's main
-#    (`s35_d.sh`, then `s31_c.sh` at once on the same warm machine): README [k] is session
-#    39's, and every change since touched batches or the K formats. 600 tok/s stays out of
-#    reach of the levers tried (notes/gpu-kernels.md, "What is left" and sessions 29-39): each
-#    of a layer's small launches is a chain of latencies, and fusing launches (sessions 30
-#    and 37) bought nothing on the GPU.
-# E: the float kernel (kernels.cuh's gemv) is now the path of one row of Q2_K, Q3_K, Q4_1,
-#    Q5_0, Q5_1 and two rows of Q8_0, Q3_K, Q4_1, Q5_0, Q5_1: `gemv_int8` for Q4_1/Q5_0/Q5_1
-#    (Int8Format; llama.cpp's mmvq covers them) would take their one row from ~50% of the
-#    copy bandwidth (gemv_float.py: Q5_0 14336-row shapes ~1.5 TB/s) toward Q4_0's ~70%.
+# A: (~250 s) the whole test_quant_kernels.py on the GPU (300 s at -n 6): session 46 ran only
+#    `-k several_rows` and `-k product_equals` after the XROWS change.
+# B: (~200 s) the engine on the final routing, old routing set with importlib (never
+#    `import vexel_core.quant.kernels.library as l`: that binds the package's `library`
+#    function): two and four requests of Q4_0, Q4_K_M, Q8_0 (`s46_2.sh`'s arm, fixed), and one
+#    request to check nothing moved. Rerun Q6_K's 2 rows of 6144x4096 (27.0 us in
+#    `gemv_rows.py`, slower than 3 rows' 16.3).
+# C: (~300 s) branch next/int8-legacy (notes/patches/int8-legacy.patch, against e805bcb; rebase
+#    on main: it touches the same gemv_int8.cuh, run_kernels.cpp and tests as XROWS): its GPU
+#    tests (test_quant_kernels.py -k "Q4_1 or Q5_0 or Q5_1"), `kernels.py --formats
+#    Q4_1,Q5_0,Q5_1 --rows 1` against the float kernel, then INT8_ROWS for them from
+#    `gemv_rows.py`. Merge if it wins.
+# D: XROWS for Q4_0 at 3-4 rows lost to gemm_packed: the WHOLE formats re-read a block's words
+#    a row. Decoding q once (as the other formats do) may move the line; gemm_packed stays
+#    the reference there.
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`

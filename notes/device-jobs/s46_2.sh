@@ -8,7 +8,10 @@
 export VEXEL_CACHE=/tmp/vx
 t0=$(date +%s)
 arm() {  # name dtype requests
-  pre=""; [ $1 = old ] && pre="import vexel_core.quant.kernels.library as l; l.INT8_ROWS = 1; "
+  # As it ran, the old arm's `import vexel_core.quant.kernels.library as l` bound the package's
+  # `library` function (it shadows the submodule), so l.INT8_ROWS = 1 changed nothing: both arms
+  # were the new routing (so was s45_g.sh's). Fixed here with importlib; call 3 reran the old arm.
+  pre=""; [ $1 = old ] && pre="import importlib; l = importlib.import_module('vexel_core.quant.kernels.library'); l.INT8_ROWS = {}; "
   timeout 100 python3 -c "${pre}from vexel_core.cli import console_main; console_main()" bench \
     --random llama3-8b --dtype $2 --kv-cache-memory 16GiB -n $3 --prompt-len 512 \
     --output-len 128 > $OUT/b$3-$2-$1.txt 2>&1
