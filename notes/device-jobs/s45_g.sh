@@ -4,6 +4,9 @@
 # routing tests, then new again. Carry [".devkit/wheels", ".devkit/setup.sh"] after
 # `tree_slim.sh out`.
 #   source .devkit/setup.sh && bash notes/device-jobs/s45_g.sh
+# (Found in session 46: `import vexel_core.quant.kernels.library as l` binds the package's
+# `library` function, which shadows the submodule, so the old arm below ran the new routing:
+# both arms were the same code. Use importlib.import_module for such arms.)
 : "${OUT:?set OUT to the output folder}"
 export VEXEL_CACHE=/tmp/vx
 t0=$(date +%s)
