@@ -12,8 +12,9 @@ Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
   `gguf_feed_forward` a block's whole gated feed-forward part with that add and norm, in one
   launch (packed Q4_0);
 * a few more rows on CUDA (a batch of decoding requests): the tensor cores, each weight read and
-  decoded once (``gemm_packed`` for 2-16 rows of packed Q4_0, ``gemm_blocks`` for 3-16 rows
-  of the file's blocks of every format, rows of a multiple of 256 columns;
+  decoded once (``gemm_packed`` for 3-16 rows of packed Q4_0, ``gemm_blocks`` for up to 16
+  rows of the file's blocks of every format, from where the kernels above stop, rows of a
+  multiple of 256 columns;
   ``gemm_blocks`` has a Metal twin, never compiled by Apple's compiler);
 * many rows (prefill, from `PREFILL_ROWS`): the blocks dequantized into ``x``'s dtype by a
   kernel, a slice of rows at a time, then MLX's matmul.

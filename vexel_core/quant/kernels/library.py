@@ -273,9 +273,10 @@ def gemm_cta_rows(m: int) -> int:
 
 # x's dtypes that ``gemm_packed`` and ``gemm_blocks`` take: the tensor cores' operand types
 MMA_DTYPES = (mx.bfloat16, mx.float16)
-# Activation rows that `gguf_matmul` sends to `gemm_packed`: below, one row takes
-# ``gemv_int8``; above, the matrix dequantized for MLX's matmul (session 39's first version of
-# this kernel lost to it at 64 rows; the swapped one is not timed there). Session 40, call C
+# Activation rows that `gguf_matmul` sends to `gemm_packed` where ``gemv_int8`` does not take
+# them first (`INT8_ROWS`: two since session 46); above, the matrix dequantized for MLX's
+# matmul (session 39's first version of this kernel lost to it at 64 rows; the swapped one is
+# not timed there). Session 40, call C
 # (benchmarks/gemm_packed.py, CUPTI, the H200, median of three passes, default tiling against
 # the path before) at 4096x4096, 6144x4096, 28672x4096 and 4096x14336: 2 rows 8.3 / 10.8 /
 # 42.2 / 24.2 us against the float kernel's 10.6 / 14.6 / 56.1 / 29.2; 8 rows 9.2 / 11.2 /
@@ -285,9 +286,10 @@ MMA_DTYPES = (mx.bfloat16, mx.float16)
 # with two row tiles took 20.7-21.3 us at 2-8 rows of 4096x14336, 1 x 4 with two row tiles
 # 15.5 / 53.0 at 12 rows of 6144x4096 / 28672x4096 (notes/bench/s40/c).
 GEMM_ROWS = (2, 16)
-# Activation rows that `gguf_matmul` sends to ``gemm_blocks``. Session 44 (notes/bench/s44/d,
-# the H200, CUPTI, median of three passes; benchmarks/gemm_blocks.py, default tiling): at 3
-# rows of Q4_K / Q6_K / Q8_0, 11.3-12.9 / 15.2-17.3 / 60.3-66.6 / 33.0-43.7 us at 4096x4096,
+# Activation rows that `gguf_matmul` sends to ``gemm_blocks`` where ``gemv_int8`` does not take
+# them first (`INT8_ROWS`: up to four rows of Q8_0 and the K formats since session 46).
+# Session 44 (notes/bench/s44/d, the H200, CUPTI, median of three passes;
+# benchmarks/gemm_blocks.py, default tiling): at 3 rows of Q4_K / Q6_K / Q8_0, 11.3-12.9 / 15.2-17.3 / 60.3-66.6 / 33.0-43.7 us at 4096x4096,
 # 6144x4096, 28672x4096 and 4096x14336, against the float kernel's 14.8-16.1 / 20.9-22.5 /
 # 78.7-94.5 / 43.6-51.4; at 16 rows 14.8-18.0 / 17.6-22.2 / 70.6-95.0 / 42.9-65.5 against the
 # dequantized matrix's 21.3-25.2 / 30.3-36.2 / 140.7-163.8 / 74.8-87.0. (Before session 44
