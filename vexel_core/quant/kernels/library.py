@@ -287,15 +287,15 @@ MMA_DTYPES = (mx.bfloat16, mx.float16)
 # 15.5 / 53.0 at 12 rows of 6144x4096 / 28672x4096 (notes/bench/s40/c).
 GEMM_ROWS = (2, 16)
 # Activation rows that `gguf_matmul` sends to ``gemm_blocks`` where ``gemv_int8`` does not take
-# them first (`INT8_ROWS`: up to four rows of Q8_0 and the K formats since session 46).
-# Session 44 (notes/bench/s44/d, the H200, CUPTI, median of three passes;
-# benchmarks/gemm_blocks.py, default tiling): at 3 rows of Q4_K / Q6_K / Q8_0, 11.3-12.9 /
-# 15.2-17.3 / 60.3-66.6 / 33.0-43.7 us at 4096x4096, 6144x4096, 28672x4096 and 4096x14336, against the float kernel's 14.8-16.1 / 20.9-22.5 /
-# 78.7-94.5 / 43.6-51.4; at 16 rows 14.8-18.0 / 17.6-22.2 / 70.6-95.0 / 42.9-65.5 against the
-# dequantized matrix's 21.3-25.2 / 30.3-36.2 / 140.7-163.8 / 74.8-87.0. (Before session 44
-# staged a chunk as one list of words, the kernel lost at 3 rows and Q8_0 at 4.) In the
-# engine (random Q4_K Llama-3-8B, 16 requests of 512 + 128): 2,048.8 and 2,051.3 tok/s
-# against 1,663.9 with session 43's staging (session 44, call C).
+# them first (`INT8_ROWS`: up to four rows of Q8_0 and the K formats since session 46). Session
+# 44 (notes/bench/s44/d, the H200, CUPTI, median of three passes; benchmarks/gemm_blocks.py,
+# default tiling): at 3 rows of Q4_K / Q6_K / Q8_0, 11.3-12.9 / 15.2-17.3 / 60.3-66.6 /
+# 33.0-43.7 us at 4096x4096, 6144x4096, 28672x4096 and 4096x14336, against the float kernel's
+# 14.8-16.1 / 20.9-22.5 / 78.7-94.5 / 43.6-51.4; at 16 rows 14.8-18.0 / 17.6-22.2 / 70.6-95.0 /
+# 42.9-65.5 against the dequantized matrix's 21.3-25.2 / 30.3-36.2 / 140.7-163.8 / 74.8-87.0.
+# (Before session 44 staged a chunk as one list of words, the kernel lost at 3 rows and Q8_0 at
+# 4.) In the engine (random Q4_K Llama-3-8B, 16 requests of 512 + 128): 2,048.8 and 2,051.3
+# tok/s against 1,663.9 with session 43's staging (session 44, call C).
 BLOCKS_ROWS = (3, 16)
 # Formats that gemm_blocks takes at two rows as well: there it beat the float kernel (one
 # tile of 2) at all three shapes timed, 4096x4096, 28672x4096 and 4096x14336 (session 45,
