@@ -19,7 +19,7 @@ import mlx.core as mx
 import numpy as np
 from gemm_packed import SHAPES, time_arm  # benchmarks/gemm_packed.py
 from gguf import GGMLQuantizationType as Q
-from kernels import NOT_IN_L2, random_blocks  # benchmarks/kernels.py
+from kernels import random_blocks, weight_copies  # benchmarks/kernels.py
 
 from vexel_core.gpu import on_cuda
 from vexel_core.quant.kernels import KernelLibrary, library
@@ -35,8 +35,7 @@ def shape_rows(lib: KernelLibrary, t: Q, n: int, k: int, rows: list[int]) -> Non
     """Print the table's lines for format *t* at *n* x *k*, one per activation-row count."""
     first = random_blocks(t, n, k)
     mx.eval(first)
-    weights = [first] + [first + mx.zeros((), first.dtype)
-                         for _ in range(int(-(-NOT_IN_L2 // first.nbytes)) - 1)]
+    weights = weight_copies(first)
     bf16 = [lib.dequantize(w, t, mx.bfloat16) for w in weights[:4]]
     mx.eval(weights, bf16)
     for m in rows:

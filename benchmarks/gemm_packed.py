@@ -23,7 +23,7 @@ import mlx.core as mx
 import numpy as np
 from gguf import GGMLQuantizationType as Q
 from gpu_timeline import cupti_spans  # benchmarks/gpu_timeline.py
-from kernels import NOT_IN_L2, random_blocks  # benchmarks/kernels.py
+from kernels import random_blocks, weight_copies  # benchmarks/kernels.py
 
 from vexel_core.gpu import on_cuda
 from vexel_core.quant.kernels import library
@@ -66,8 +66,7 @@ def main() -> None:
         n, k = map(int, shape.split("x"))
         first = pack_q4_0(random_blocks(Q.Q4_0, n, k))
         mx.eval(first)
-        weights = [first] + [first + mx.zeros((), first.dtype)
-                             for _ in range(int(-(-NOT_IN_L2 // first.nbytes)) - 1)]
+        weights = weight_copies(first)
         bf16 = [lib.dequantize(w, Q.Q4_0, mx.bfloat16, packed=True) for w in weights[:4]]
         mx.eval(weights, bf16)
         for m in map(int, args.rows.split(",")):

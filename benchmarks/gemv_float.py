@@ -19,7 +19,7 @@ import mlx.core as mx
 import numpy as np
 from gemm_packed import time_arm  # benchmarks/gemm_packed.py
 from gguf import GGMLQuantizationType as Q
-from kernels import NOT_IN_L2, random_blocks  # benchmarks/kernels.py
+from kernels import random_blocks, weight_copies  # benchmarks/kernels.py
 
 from vexel_core.gpu import on_cuda
 from vexel_core.quant.kernels import library
@@ -45,9 +45,7 @@ def main() -> None:
             n, k = map(int, shape.split("x"))
             first = random_blocks(t, n, k)
             mx.eval(first)
-            weights = [first] + [first + mx.zeros((), first.dtype)
-                                 for _ in range(int(-(-NOT_IN_L2 // first.nbytes)) - 1)]
-            mx.eval(weights)
+            weights = weight_copies(first)
             for m in map(int, args.rows.split(",")):
                 x = mx.random.normal((m, k)).astype(mx.bfloat16)
                 tiling = default_tiling("cuda", m)  # the float kernel, as the engine tiles it

@@ -17,7 +17,7 @@ import mlx.core as mx
 import numpy as np
 from gemm_packed import time_arm  # benchmarks/gemm_packed.py
 from gguf import GGMLQuantizationType as Q
-from kernels import NOT_IN_L2, random_blocks  # benchmarks/kernels.py
+from kernels import random_blocks, weight_copies  # benchmarks/kernels.py
 
 from vexel_core.gpu import on_cuda
 from vexel_core.quant import kernels as quant_kernels
@@ -60,9 +60,7 @@ def main() -> None:
             if packed:
                 first = pack_q4_0(first)
             mx.eval(first)
-            weights = [first] + [first + mx.zeros((), first.dtype)
-                                 for _ in range(int(-(-NOT_IN_L2 // first.nbytes)) - 1)]
-            mx.eval(weights)
+            weights = weight_copies(first)
             for m in map(int, args.rows.split(",")):
                 x = mx.random.normal((m, k)).astype(mx.bfloat16)
                 # the tiling named: gemv's plans are cached by their arguments, INT8_ROWS not

@@ -73,6 +73,14 @@ def fresh_copy(a: mx.array) -> mx.array:
     return a + mx.zeros((), a.dtype)
 
 
+def weight_copies(first: mx.array) -> list[mx.array]:
+    """*first* and fresh copies of it, `NOT_IN_L2` bytes in all, evaluated: a timing loop that
+    cycles through them never finds its weight in L2."""
+    weights = [first] + [fresh_copy(first) for _ in range(int(-(-NOT_IN_L2 // first.nbytes)) - 1)]
+    mx.eval(weights)
+    return weights
+
+
 def copy_weight(w: BlockWeight) -> BlockWeight:
     terms = [Term(replace(t.matrix, packed=fresh_copy(t.matrix.packed),
                           scales=fresh_copy(t.matrix.scales), biases=fresh_copy(t.matrix.biases)),
