@@ -385,8 +385,7 @@ INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
 
 
 # Activation rows per format that `gguf_matmul` and `gguf_gated` send to gemv_int8 (a few
-# decoding requests; more take gemm_packed or gemm_blocks, fewer than 3 of other formats the
-# float kernel before). Session 46 (benchmarks/gemv_rows.py, the H200, CUPTI; notes/bench/s46/2)
+# decoding requests; more rows take gemm_packed or gemm_blocks). Session 46 (benchmarks/gemv_rows.py, the H200, CUPTI; notes/bench/s46/2)
 # at 6144x4096 / 28672x4096 / 4096x14336, us, gemv_int8 against the path before: Q4_K at 2 rows
 # 11.9 / 30.8 / 19.9 against 15.7 / 60.1 / 33.5, at 4 rows 17.4 / 50.0 / 31.7 against 15.8 /
 # 60.5 / 32.7; Q8_0, Q5_K and Q6_K likewise faster in sum up to 4. Packed Q4_0 against
