@@ -385,13 +385,14 @@ INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
 
 
 # Activation rows per format that `gguf_matmul` and `gguf_gated` send to gemv_int8 (a few
-# decoding requests; more rows take gemm_packed or gemm_blocks). Session 46 (benchmarks/gemv_rows.py, the H200, CUPTI; notes/bench/s46/2)
-# at 6144x4096 / 28672x4096 / 4096x14336, us, gemv_int8 against the path before: Q4_K at 2 rows
-# 11.9 / 30.8 / 19.9 against 15.7 / 60.1 / 33.5, at 4 rows 17.4 / 50.0 / 31.7 against 15.8 /
-# 60.5 / 32.7; Q8_0, Q5_K and Q6_K likewise faster in sum up to 4. Packed Q4_0 against
-# gemm_packed: 11.6 / 30.3 / 18.8 against 11.0 / 41.4 / 20.7 at 2 rows, slower from 3 (42.4
-# against 41.5 at 28672x4096); in the engine 4 Q4_0 requests took 728.7-767.6 tok/s through
-# gemv_int8 against 966.6 before, 2 Q4_K_M requests 537.3-562.9 against 365.9.
+# decoding requests; more rows take gemm_packed or gemm_blocks). Session 46
+# (benchmarks/gemv_rows.py, the H200, CUPTI; notes/bench/s46/2) at 6144x4096 / 28672x4096 /
+# 4096x14336, us, gemv_int8 against the path before: Q4_K at 2 rows 11.9 / 30.8 / 19.9 against
+# 15.7 / 60.1 / 33.5, at 4 rows 17.4 / 50.0 / 31.7 against 15.8 / 60.5 / 32.7; Q8_0, Q5_K and
+# Q6_K likewise faster in sum up to 4. Packed Q4_0 against gemm_packed: 11.6 / 30.3 / 18.8
+# against 11.0 / 41.4 / 20.7 at 2 rows, slower from 3 (42.4 against 41.5 at 28672x4096); in the
+# engine 4 Q4_0 requests took 728.7-767.6 tok/s through gemv_int8 against 966.6 before, 2 Q4_K_M
+# requests 537.3-562.9 against 365.9.
 INT8_ROWS: dict[GGMLQuantizationType, int] = {Q.Q4_0: 2, Q.Q8_0: 4, Q.Q4_K: 4, Q.Q5_K: 4,
                                               Q.Q6_K: 4}
 
