@@ -1,6 +1,7 @@
-// One activation row rounded to 8-bit integers: the matrix-vector product of one request's
-// decoding for Q4_0, Q8_0, Q4_K, Q5_K and Q6_K, with llama.cpp's arithmetic (mmvq): four 8-bit
-// products per __dp4a, the weights' integers never turned into floats.
+// One activation row (or a few: XROWS) rounded to 8-bit integers: the matrix-vector product of
+// one request's decoding (or a few requests') for Q4_0, Q8_0, Q4_K, Q5_K and Q6_K, with
+// llama.cpp's arithmetic (mmvq): four 8-bit products per __dp4a, the weights' integers never
+// turned into floats.
 //
 // Why a second kernel: at one activation row the float kernel (kernels.cuh) spends about 4.7
 // instructions per weight decoding and multiplying floats, and is issue-bound; four products
@@ -463,8 +464,8 @@ __device__ __forceinline__ AddNorm<T>* row_outputs(AddNorm<T>* e, int, int) {
 // XROWS: activation rows, x [XROWS, K] and y [XROWS, N] (or [XROWS, N / 2]): a few decoding
 // requests' rows share each weight's loads and decode, every row rounded into its own copy in
 // shared memory (rows at K values apart), XREG and XPRE off and no epilogue but for one row.
-// Why: the float kernel and the tensor-core kernels took 2.2-2.8x one row's gemv_int8 time
-// for two rows (notes/gpu-kernels.md, session 46), where the weights' bytes are the same.
+// Why: at two rows the float kernel and gemm_blocks took about three times one row's gemv_int8
+// time (notes/gpu-kernels.md, session 46), where the weights' bytes are the same.
 // XPRE 0: x [K] of T, rounded by each CTA into its shared memory. XPRE 1, 2: x is round_x's
 // buffer for this K (X = uint8_t), the same values rounded once beforehand: 1 copies it into
 // the CTA's shared memory instead of rounding, 2 leaves it in global memory, where the products
