@@ -228,9 +228,9 @@ def test_gated_mlp_takes_the_kernel_where_it_applies(
 ) -> None:
     # RMSNorm.add's choice for a GatedMLP's product, off the GPU: with CUDA's kernels
     # pretended (their launches recorded), one row of packed Q4_0 weights without a bias, of
-    # an activation the kernels have, is one feed_forward launch; more rows (2-16 of them:
-    # gemm_packed), another format, a bias or another activation take the gated product, then
-    # the down product's path.
+    # an activation the kernels have, is one feed_forward launch; more rows (up to INT8_ROWS:
+    # gemv_int8, its gated mode included; then to 16 gemm_packed), another format, a bias or
+    # another activation take the gated product, then the down product's path.
     import mlx.nn as nn
 
     import vexel_core.quant.kernels as kernels
@@ -278,8 +278,9 @@ def test_gated_mlp_takes_the_kernel_where_it_applies(
     for ggml_type, rows, bias, act, expected in [
         (T.Q4_0, 1, False, nn.silu, ["feed_forward"]),
         (T.Q4_0, 3, False, nn.silu, ["gated_gemm", "gemm_packed"]),  # (bf16 rows)
-        (T.Q4_0, 2, False, nn.silu, ["gated_gemm", "gemm_packed"]),
-        (T.Q8_0, 2, False, nn.silu, ["gemv", "gemv"]),
+        (T.Q4_0, 2, False, nn.silu, ["gated", "gemv"]),
+        (T.Q8_0, 2, False, nn.silu, ["gated", "gemv"]),
+        (T.Q8_0, 4, False, nn.silu, ["gated", "gemv"]),
         (T.Q8_0, 1, False, nn.silu, ["gated", "gemv_add_norm"]),
         (T.Q4_0, 1, True, nn.silu, ["gated", "gemv"]),
         (T.Q4_0, 1, False, nn.relu, ["gemv", "gemv_add_norm"]),

@@ -1178,10 +1178,11 @@ def test_gated_matmul_takes_the_kernel_where_it_applies(
     rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # BlockWeight.gated_matmul's choice, off the GPU: with CUDA's kernels pretended (their
-    # launches recorded), one row of an INT8_TYPES weight is gemv_int8's gated mode with the
-    # activation's kernel name; more rows, another format, or an activation without a kernel
-    # name take the product (then the split and act(g) * u; 3 rows of bf16 on the tensor
-    # cores, gemm_blocks, which has no gated mode). GatedMLP names SiLU and GELU.
+    # launches recorded), up to INT8_ROWS rows of an INT8_TYPES weight are gemv_int8's gated
+    # mode with the activation's kernel name; more rows, another format, or an activation
+    # without a kernel name take the product (then the split and act(g) * u; 3 rows of Q4_0's
+    # file layout or 5 of Q4_K in bf16 on the tensor cores, gemm_blocks, which has no gated
+    # mode). GatedMLP names SiLU and GELU.
     import vexel_core.quant.kernels as kernels
     import vexel_core.quant.weights as weights
     from vexel_core.model.layers import GatedMLP, gelu_tanh
@@ -1205,11 +1206,14 @@ def test_gated_matmul_takes_the_kernel_where_it_applies(
 
     monkeypatch.setattr(KernelLibrary, "gemv", gemv)
     monkeypatch.setattr(KernelLibrary, "gemm_blocks", gemm_blocks)
+    assert INT8_ROWS[T.Q4_0] == 2 and INT8_ROWS[T.Q4_K] == 4
     for ggml_type, rows, act, kernel in [(T.Q4_0, 1, "silu", "silu"),
                                          (T.Q6_K, 1, "gelu_tanh", "gelu_tanh"),
                                          (T.Q5_K, 1, "silu", "silu"),
-                                         (T.Q4_0, 2, "silu", None),
+                                         (T.Q4_0, 2, "silu", "silu"),
                                          (T.Q4_0, 3, "silu", "gemm_blocks"),
+                                         (T.Q4_K, 4, "silu", "silu"),
+                                         (T.Q4_K, 5, "silu", "gemm_blocks"),
                                          (T.Q3_K, 1, "silu", None), (T.Q8_0, 1, None, None)]:
         cols = 256
         w = FORMATS[ggml_type].load(random_raw(ggml_type, 8, cols, rng), (8, cols))
