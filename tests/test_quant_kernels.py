@@ -1509,7 +1509,7 @@ def test_kernels_refuse_what_they_cannot_compute() -> None:
         library("cuda").gemv(mx.zeros((1, 32)), mx.zeros((1, 18), mx.uint8), T.IQ4_NL)
     with pytest.raises(ValueError, match="raw must be uint8"):
         library("cuda").gemv(mx.zeros((1, 32)), mx.zeros((1, 17), mx.uint8), T.Q4_0)
-    with pytest.raises(ValueError, match=r"x must be \[1, 32\]"):  # one row: gemv_int8's
+    with pytest.raises(ValueError, match=r"x must be \[M, 32\].*M from 1 to 4"):  # gemv_int8's
         library("cuda").gemv(mx.zeros((1, 64)), mx.zeros((1, 18), mx.uint8), T.Q4_0)
     with pytest.raises(ValueError, match=r"x must be \[M, 32\]"):
         library("cuda").gemv(mx.zeros((2, 64)), mx.zeros((1, 18), mx.uint8), T.Q4_0)
@@ -1525,8 +1525,14 @@ def test_kernels_refuse_what_they_cannot_compute() -> None:
     with pytest.raises(ValueError, match="no tile or GemvTiling"):
         library("cuda").gemv(mx.zeros((1, 32)), mx.zeros((2, 18), mx.uint8), T.Q4_0,
                              tiling=GemvTiling(), act="silu")
-    with pytest.raises(ValueError, match=r"x must be \[1, 32\]"):
-        library("cuda").gemv(mx.zeros((2, 32)), mx.zeros((2, 18), mx.uint8), T.Q4_0, act="silu")
+    with pytest.raises(ValueError, match=r"x must be \[M, 32\].*M from 1 to 4"):
+        library("cuda").gemv(mx.zeros((5, 32)), mx.zeros((2, 18), mx.uint8), T.Q4_0, act="silu")
+    with pytest.raises(ValueError, match="holds x in registers, which takes one activation row"):
+        library("cuda").gemv(mx.zeros((2, 32)), mx.zeros((2, 18), mx.uint8), T.Q4_0,
+                             tiling=Int8Tiling(x_in_registers=True))
+    with pytest.raises(ValueError, match=r"gemv_add_norm: x must be one row \[1, K\]"):
+        library("cuda").gemv_add_norm(mx.zeros((2, 32)), mx.zeros((2, 18), mx.uint8), T.Q4_0,
+                                      mx.zeros((1, 2)), mx.ones((2,)), 1e-5, add_norm_scratch())
     # round_x and the product on its buffer
     lib = library("cuda")
     for shape, dtype in (((2, 64), mx.float32), ((1, 48), mx.float32), ((1, 64), mx.int32)):
