@@ -26,11 +26,10 @@
 #    function): two and four requests of Q4_0, Q4_K_M, Q8_0 (`s46_2.sh`'s arm, fixed), and one
 #    request to check nothing moved. Rerun Q6_K's 2 rows of 6144x4096 (27.0 us in
 #    `gemv_rows.py`, slower than 3 rows' 16.3).
-# C: (~300 s) branch next/int8-legacy (notes/patches/int8-legacy.patch, against e805bcb; rebase
-#    on main: it touches the same gemv_int8.cuh, run_kernels.cpp and tests as XROWS): its GPU
-#    tests (test_quant_kernels.py -k "Q4_1 or Q5_0 or Q5_1"), `kernels.py --formats
-#    Q4_1,Q5_0,Q5_1 --rows 1` against the float kernel, then INT8_ROWS for them from
-#    `gemv_rows.py`. Merge if it wins.
+# C: (~300 s) branch next/int8-legacy (`git checkout -b next/int8-legacy a80fea3 && git apply
+#    notes/patches/int8-legacy.patch`, rebased on XROWS already): `s46_4.sh` from a checkout
+#    of it (its GPU tests, then one row against the float kernel), then INT8_ROWS for the
+#    three formats from `gemv_rows.py --formats Q4_1,Q5_0,Q5_1`. Merge if it wins.
 # D: XROWS for Q4_0 at 3-4 rows lost to gemm_packed: the WHOLE formats re-read a block's words
 #    a row. Decoding q once (as the other formats do) may move the line; gemm_packed stays
 #    the reference there.
