@@ -26,7 +26,7 @@
 #    function): two and four requests of Q4_0, Q4_K_M, Q8_0 (`s46_2.sh`'s arm, fixed), and one
 #    request to check nothing moved. Rerun Q6_K's 2 rows of 6144x4096 (27.0 us in
 #    `gemv_rows.py`, slower than 3 rows' 16.3).
-# C: (~300 s) branch next/int8-legacy (`git checkout -b next/int8-legacy a80fea3 && git apply
+# C: (~300 s) branch next/int8-legacy (`git checkout -b next/int8-legacy 0f9a828 && git apply
 #    notes/patches/int8-legacy.patch`, rebased on XROWS already): `s46_4.sh` from a checkout
 #    of it (its GPU tests, then one row against the float kernel), then INT8_ROWS for the
 #    three formats from `gemv_rows.py --formats Q4_1,Q5_0,Q5_1`. Merge if it wins.
