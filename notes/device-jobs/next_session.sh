@@ -31,8 +31,10 @@
 #    of it (its GPU tests, then one row against the float kernel), then INT8_ROWS for the
 #    three formats from `gemv_rows.py --formats Q4_1,Q5_0,Q5_1`. Merge if it wins.
 # D: XROWS for Q4_0 at 3-4 rows lost to gemm_packed: the WHOLE formats re-read a block's words
-#    a row. Decoding q once (as the other formats do) may move the line; gemm_packed stays
-#    the reference there.
+#    a row. notes/patches/whole-once.patch (against main at session 46's end; emulated tests
+#    198 passed) reads them once for every row (Int8Format<2>/<1002>::quants, then q4_0_dot
+#    a row). Time it with gemv_rows.py --formats Q4_0 against main's header (each arm its
+#    own MLX_PTX_CACHE_DIR), one row included: it is the one-request path too.
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
