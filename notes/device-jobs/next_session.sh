@@ -25,7 +25,9 @@
 #    `import vexel_core.quant.kernels.library as l`: that binds the package's `library`
 #    function): two and four requests of Q4_0, Q4_K_M, Q8_0 (`s46_2.sh`'s arm, fixed), and one
 #    request to check nothing moved. Rerun Q6_K's 2 rows of 6144x4096 (27.0 us in
-#    `gemv_rows.py`, slower than 3 rows' 16.3).
+#    `gemv_rows.py`, slower than 3 rows' 16.3). Time 4096x4096 too: the 6144-row product lost
+#    from 3-4 rows for every format while the large ones won, so INT8_ROWS by output rows as
+#    well as format may take another ~0.1 ms a step at 3-4 requests.
 # C: (~300 s) branch next/int8-legacy (`git checkout -b next/int8-legacy 0f9a828 && git apply
 #    notes/patches/int8-legacy.patch`, rebased on XROWS already): `s46_4.sh` from a checkout
 #    of it (its GPU tests, then one row against the float kernel), then INT8_ROWS for the
