@@ -155,11 +155,8 @@ def check_int8_tiling(path: str, m: Matrix, tiling: Int8Tiling, rng: np.random.G
     bound plus the bf16 output's one rounding (at most 2^-8 of |y|)."""
     xd = mx.array(rng.normal(size=(1, m.values.shape[1])).astype(np.float32)).astype(mx.bfloat16)
     y = np.array(product(path, xd, m, request, tiling).astype(mx.float32))
-    xr = int8_activations(np.array(xd.astype(mx.float32)))
-    exact = xr @ m.values.T
     assert np.isfinite(y).all(), tiling
-    assert (np.abs(y - exact) <= float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)).all(), \
-        tiling
+    assert within_int8_bound(y, xd, m), tiling
 
 
 def float32_bound(x: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -167,6 +164,15 @@ def float32_bound(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     weights decode exactly, so this is the only error a correct kernel can have (the
     kernel's summation tree is far shallower than K, so real errors are much smaller)."""
     return x.shape[-1] * 2.0**-24 * (np.abs(x) @ np.abs(w).T)
+
+
+def within_int8_bound(y: np.ndarray, x: mx.array, m: Matrix) -> bool:
+    """Whether *y*, a half-precision ``gemv_int8`` product, is x as the kernel rounds it
+    (`int8_activations`) times the weight's values in float64, within float32's bound plus
+    y's one rounding (at most 2^-8 of |y|)."""
+    xr = int8_activations(np.array(x.astype(mx.float32)))
+    exact = xr @ m.values.T
+    return bool((np.abs(y - exact) <= float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)).all())
 
 
 def int8_blocks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -551,9 +557,7 @@ def test_int8_kernel_on_several_rows(
     np.testing.assert_array_equal(
         y, np.concatenate([np.array(r.astype(mx.float32)) for r in rows]))
     if act is None:
-        xr = int8_activations(np.array(xd.astype(mx.float32)))
-        exact = xr @ m.values.T
-        assert (np.abs(y - exact) <= float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)).all()
+        assert within_int8_bound(y, xd, m)
 
 
 @pytest.mark.parametrize("path", PATHS[:2])
@@ -577,11 +581,9 @@ def test_int8_at_any_offset(path: str, offset: int, ggml_type: T, rng: np.random
         got = library("cuda").gemv(xd, raw, ggml_type, tiling=tiling, init_value=NAN)
     else:
         got = emulated_int8(request.getfixturevalue("emulator"), xd, m, tiling, offset=offset)
-    xr = int8_activations(np.array(xd.astype(mx.float32)))
-    exact = xr @ m.values.T
     y = np.array(got.astype(mx.float32))
     assert np.isfinite(y).all()
-    assert (np.abs(y - exact) <= float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)).all()
+    assert within_int8_bound(y, xd, m)
 
 
 @pytest.mark.parametrize("ggml_type", sorted(INT8_TYPES, key=int), ids=lambda t: t.name)
@@ -1300,12 +1302,9 @@ def test_packed_int8_at_any_offset(path: str, offset: int, rng: np.random.Genera
         else:
             got = emulated_int8(request.getfixturevalue("emulator"), xd, m, tiling,
                                 offset=offset)
-        xr = int8_activations(np.array(xd.astype(mx.float32)))
-        exact = xr @ m.values.T
         y = np.array(got.astype(mx.float32))
         assert np.isfinite(y).all(), tiling
-        assert (np.abs(y - exact) <= float32_bound(xr, m.values) + 2.0**-8 * np.abs(exact)
-                ).all(), tiling
+        assert within_int8_bound(y, xd, m), tiling
 
 
 @pytest.mark.parametrize("path", PATHS[:2])
