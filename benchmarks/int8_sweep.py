@@ -48,11 +48,19 @@ def _t(warps: int, stages: int, per_lane: int, ctas: int, held: bool = False) ->
 # CTA count is a whole number of CTAs per SM at 4,096 columns. Call C also launched every CTA
 # (a patched `grid`): within 3% at 4,096 columns, 30% slower at 14,336 (each CTA rounds all
 # of x), so `grid` stayed. 4/2/4/792 won for Q4_0, Q4_K and Q6_K (notes/gpu-kernels.md).
+# Untimed, for the first sweep of Q4_1, Q5_0 and Q5_1: Q4_0's list, with Q4_0's long-row
+# default (8/2/4/512: two waves for them, whose chunks fit three an SM at 14,336 columns) and
+# 4/2/4 in one wave there (five an SM)
+_LEGACY32 = [_t(8, 2, 4, 512), _t(8, 2, 4, 528), _t(4, 2, 4, 1188), _t(6, 2, 4, 792),
+             _t(4, 3, 4, 792), _t(8, 3, 4, 396), _t(4, 2, 4, 792, True), _t(4, 2, 4, 660)]
 _MORE: dict[Q, list[Int8Tiling]] = {
     Q.Q4_0: [_t(8, 2, 4, 528), _t(4, 2, 4, 1188), _t(6, 2, 4, 792), _t(4, 3, 4, 792),
              _t(8, 3, 4, 396), _t(4, 2, 4, 792, True)],
     Q.Q4_K: [_t(8, 2, 4, 528), _t(4, 2, 4, 1188), _t(6, 2, 4, 792), _t(4, 3, 4, 792),
              _t(4, 2, 4, 792, True)],
+    Q.Q4_1: _LEGACY32,
+    Q.Q5_0: _LEGACY32,
+    Q.Q5_1: _LEGACY32,
     Q.Q8_0: [_t(8, 3, 2, 528), _t(4, 4, 4, 660)],
     # untimed: Q4_K's list for Q5_K's first sweep, and the long rows' 8/2/4 and 4/2/4 in one
     # wave (its chunks are 22% larger than Q4_K's: three or five CTAs an SM at 14,336 columns)

@@ -5,10 +5,10 @@ each, so that ``ncu`` reports the kernels' own times without MLX's per-operation
         dram__throughput.avg.pct_of_peak_sustained_elapsed,\\
         sm__throughput.avg.pct_of_peak_sustained_elapsed python3 benchmarks/kernel_ncu.py
 
-Runs the GGUF matrix-vector kernels at 1 and 8 activation rows for Q4_0, Q8_0, Q4_K, Q5_K and
-Q6_K at 14336x4096 (one row: ``gemv_int8``, then the float kernel), and for Q4_0 also MLX's
-affine product and bf16 product at one row, and dequantize + bf16 matmul at 512 rows
-(notes/gpu-kernels.md has the figures). ``--formats`` picks the formats, ``--one-row``
+Runs the GGUF matrix-vector kernels at 1 and 8 activation rows for Q4_0, Q4_1, Q5_0, Q5_1,
+Q8_0, Q4_K, Q5_K and Q6_K at 14336x4096 (one row: ``gemv_int8``, then the float kernel), and for
+Q4_0 also MLX's affine product and bf16 product at one row, and dequantize + bf16 matmul at 512
+rows (notes/gpu-kernels.md has the figures). ``--formats`` picks the formats, ``--one-row``
 skips the 8-row products, the affine and bf16 comparisons.
 
 ``--int8-sweep`` instead runs ``gemv_int8`` alone, one bf16 row at 14336x4096 (``--cols
@@ -196,7 +196,7 @@ def int8_sweep(formats: list[str], cols: int, launches: int, budget_s: float | N
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--formats", default="Q4_0,Q8_0,Q4_K,Q5_K,Q6_K")
+    ap.add_argument("--formats", default="Q4_0,Q4_1,Q5_0,Q5_1,Q8_0,Q4_K,Q5_K,Q6_K")
     ap.add_argument("--one-row", action="store_true")
     ap.add_argument("--int8-sweep", action="store_true")
     ap.add_argument("--cols", type=int, choices=sorted(sweep.SHAPES), default=4096)

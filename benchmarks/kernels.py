@@ -1,15 +1,16 @@
 """Kernel benchmark (GPU machine): GGUF-native products beside MLX's affine and bf16 products.
 
-    python benchmarks/kernels.py [--formats Q4_0,Q8_0,Q4_K,Q5_K,Q6_K] [--rows 1,4,8,32,512]
-                                 [--quick-formats Q4_1,...] [--sweep] [--json out.json]
+    python benchmarks/kernels.py [--formats Q4_0,Q4_1,Q5_0,Q5_1,Q8_0,Q4_K,Q5_K,Q6_K]
+                                 [--rows 1,4,8,32,512] [--quick-formats Q2_K,Q3_K] [--sweep]
+                                 [--json out.json]
 
 At the Llama-3-8B shapes (rows x columns of W: 4096x4096, 1024x4096, 14336x4096, 4096x14336,
 128256x4096) and 1, 4, 8, 32 and 512 activation rows (bf16), it times ``x @ W.T`` by:
 
 * ``kernel``: `gguf_matmul` on the GGUF blocks (matrix-vector kernel, or dequantize + matmul
   from `PREFILL_ROWS`), and at 8 and 32 rows the other of the two (``alt``); at one row of
-  Q4_0, Q8_0, Q4_K, Q5_K or Q6_K ``kernel`` is ``gemv_int8`` and ``alt`` the float
-  matrix-vector kernel;
+  Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K or Q6_K ``kernel`` is ``gemv_int8`` and ``alt`` the
+  float matrix-vector kernel;
 * ``affine``: the weight's MLX affine terms (`BlockWeight.affine_matmul`: one
   ``quantized_matmul`` for Q4_0 ... Q5_K, a few for Q2_K, Q3_K and Q6_K);
 * ``bf16``: MLX's matmul on the dequantized bf16 matrix.
@@ -23,8 +24,8 @@ the copy bandwidth beside it is measured the same way. GB/s counts the bytes eac
 product must move (weights as stored, activations, output); "%copy" relates them to the copy
 bandwidth measured at the start of the same run with a 16-byte-per-thread copy kernel.
 ``--quick-formats`` run only 14336x4096 at 1, 8 and 512 rows. ``--sweep`` times tilings of
-the matrix-vector kernel first, at the given shapes and rows (one row of Q4_0, Q8_0, Q4_K, Q5_K
-or Q6_K: ``gemv_int8``'s tilings and the float kernel's default). MLX's affine product is not timed
+the matrix-vector kernel first, at the given shapes and rows (one row of an `INT8_TYPES` format:
+``gemv_int8``'s tilings and the float kernel's default). MLX's affine product is not timed
 for Q2_K, Q3_K and Q6_K: it fails to launch on CUDA (notes/gpu-kernels.md).
 """
 
@@ -263,8 +264,8 @@ def sweep(names: Sequence[str], shapes: Sequence[tuple[int, int]], row_counts: S
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--formats", default="Q4_0,Q8_0,Q4_K,Q5_K,Q6_K")
-    ap.add_argument("--quick-formats", default="Q4_1,Q5_0,Q5_1,Q2_K,Q3_K")
+    ap.add_argument("--formats", default="Q4_0,Q4_1,Q5_0,Q5_1,Q8_0,Q4_K,Q5_K,Q6_K")
+    ap.add_argument("--quick-formats", default="Q2_K,Q3_K")
     ap.add_argument("--rows", default="1,4,8,32,512")
     ap.add_argument("--shapes", default=",".join(f"{n}x{k}" for n, k in SHAPES))
     ap.add_argument("--sweep", action="store_true")

@@ -3,12 +3,12 @@
     pip install nvidia-cuda-nvdisasm        # the disassembler, as a wheel
     python benchmarks/sass_loads.py [--cols 4096]
 
-compiles ``gemv_int8``'s body for Q4_0, Q4_K, Q5_K, Q6_K and Q8_0 at their default one-row tilings
-with nvcc for sm_90a, in the signature MLX generates (as tests/test_quant_kernels.py's nvcc test
-does), disassembles it and prints, per format, the kernel's instruction count and its
-shared-memory loads by width. The counts are static: a kernel with two paths (Q4_K's 16-byte
-and byte-wise reads) shows both. Session 13 used it to see what a change to the kernel's
-shared-memory reads does before a GPU could time it.
+compiles ``gemv_int8``'s body for Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K and Q8_0 at their default
+one-row tilings with nvcc for sm_90a, in the signature MLX generates (as
+tests/test_quant_kernels.py's nvcc test does), disassembles it and prints, per format, the kernel's
+instruction count and its shared-memory loads by width. The counts are static: a kernel with two
+paths (Q4_K's 16-byte and byte-wise reads) shows both. Session 13 used it to see what a change to
+the kernel's shared-memory reads does before a GPU could time it.
 
 Then, per format, one chunk of the main loop as a lane runs it: the instructions from the
 pipeline's wait (the first ``DEPBAR.LE``) to the row's reduction (the first ``SHFL.BFLY``),
@@ -47,7 +47,7 @@ from vexel_core.quant.kernels.library import (  # noqa: E402
     kernel_source,
 )
 
-TYPES = [T.Q4_0, T.Q4_K, T.Q5_K, T.Q6_K, T.Q8_0]
+TYPES = [T.Q4_0, T.Q4_1, T.Q5_0, T.Q5_1, T.Q4_K, T.Q5_K, T.Q6_K, T.Q8_0]
 
 
 def nvdisasm() -> str:

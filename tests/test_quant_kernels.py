@@ -14,13 +14,13 @@ Each test body runs on three paths:
   launch; a syntax-only build checks that they keep Metal's address spaces apart;
 * ``reference``: MLX's dequantization to float32, then MLX's matmul.
 
-The judge is float64 arithmetic on `gguf.quants.dequantize`'s values and on the activations
-as the path reads them: on CUDA one activation row of Q4_0, Q8_0, Q4_K, Q5_K or Q6_K is rounded
-to int8 per 32-element block (`int8_activations` repeats that rounding exactly), every other
-product reads x as it is. Shapes are awkward on purpose: 37 weight rows (9 when emulated; the
-kernel takes 4 per CTA), rows of several 1024-element chunks with a partial last one, 1, 3, 8
-and 33 activation rows (33: five passes of the 8-row tile), and a weight that starts one row
-into its buffer (not 16-byte aligned).
+The judge is float64 arithmetic on `gguf.quants.dequantize`'s values and on the activations as the
+path reads them: on CUDA one activation row of Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K or Q6_K is
+rounded to int8 per 32-element block (`int8_activations` repeats that rounding exactly), every other
+product reads x as it is. Shapes are awkward on purpose: 37 weight rows (9 when emulated; the kernel
+takes 4 per CTA), rows of several 1024-element chunks with a partial last one, 1, 3, 8 and 33
+activation rows (33: five passes of the 8-row tile), and a weight that starts one row into its
+buffer (not 16-byte aligned).
 """
 
 from __future__ import annotations
@@ -207,7 +207,7 @@ def rounds_to_int8(path: str, ggml_type: T, n_tokens: int) -> bool:
     """Whether *path* runs this product through ``gemv_int8``: up to `INT8_ROWS` rows of an
     `INT8_TYPES` format on CUDA, and in its emulation, which repeats what CUDA runs."""
     cuda = path == "emulated_cuda" or (path == "gguf_kernel" and gpu_backend() == "cuda")
-    return cuda and ggml_type in INT8_TYPES and 1 <= n_tokens <= INT8_ROWS[ggml_type]
+    return cuda and ggml_type in INT8_TYPES and 1 <= n_tokens <= INT8_ROWS.get(ggml_type, 1)
 
 
 def as_read(path: str, ggml_type: T, x: np.ndarray) -> np.ndarray:
@@ -562,14 +562,17 @@ def test_int8_kernel_on_several_rows(
 
 @pytest.mark.parametrize("path", PATHS[:2])
 @pytest.mark.parametrize("offset", [0, 2, 8])
-@pytest.mark.parametrize("ggml_type", [T.Q4_K, T.Q5_K, T.Q4_0], ids=lambda t: t.name)
+@pytest.mark.parametrize("ggml_type", [T.Q4_K, T.Q5_K, T.Q4_0, T.Q4_1, T.Q5_0, T.Q5_1],
+                         ids=lambda t: t.name)
 def test_int8_at_any_offset(path: str, offset: int, ggml_type: T, rng: np.random.Generator,
                             request: pytest.FixtureRequest) -> None:
     # gemv_int8 reads Q4_K's and Q5_K's blocks with 16-byte loads of shared memory when the
     # matrix starts on 16 bytes, and from 4-byte words (scales byte by byte, formats.h) when it
     # does not; Q4_0's d and quants from words whose place in a lane's block (at % 4) an offset
-    # of 2 swaps: one weight, its buffer starting `offset` bytes past alignment. (On the GPU MLX
-    # may copy the offset view; the emulation surely runs every path.)
+    # of 2 swaps, and so Q4_1's and Q5_1's quants (their 20- and 24-byte blocks start on 4
+    # bytes in an aligned matrix, on 2 past 4 at an offset of 2; Q5_0's 22 on either): one
+    # weight, its buffer starting `offset` bytes past alignment. (On the GPU MLX may copy the
+    # offset view; the emulation surely runs every path.)
     m = matrix(ggml_type, rng, path=path)
     tiling = default_int8_tiling(ggml_type, m.values.shape[1])
     xd = mx.array(rng.normal(size=(1, m.values.shape[1])).astype(np.float32)).astype(mx.bfloat16)
@@ -1078,7 +1081,8 @@ def test_add_norm_takes_the_kernel_where_it_applies(
     norm = RMSNorm(mx.ones((out,), mx.bfloat16), NORM_EPS)
     for ggml_type, rows, bias, kernel in [
             (T.Q4_0, 1, False, "gemv_add_norm"), (T.Q6_K, 1, False, "gemv_add_norm"),
-            (T.Q5_K, 1, False, "gemv_add_norm"),
+            (T.Q5_K, 1, False, "gemv_add_norm"), (T.Q4_1, 1, False, "gemv_add_norm"),
+            (T.Q5_0, 1, False, "gemv_add_norm"), (T.Q5_1, 1, False, "gemv_add_norm"),
             (T.Q4_0, 2, False, "gemv"), (T.Q4_0, 3, False, "gemm_blocks"),
             (T.Q3_K, 1, False, "gemv"), (T.Q8_0, 1, True, "gemv")]:
         w = FORMATS[ggml_type].load(random_raw(ggml_type, out, cols, rng), (out, cols))
@@ -1212,6 +1216,10 @@ def test_gated_matmul_takes_the_kernel_where_it_applies(
     for ggml_type, rows, act, kernel in [(T.Q4_0, 1, "silu", "silu"),
                                          (T.Q6_K, 1, "gelu_tanh", "gelu_tanh"),
                                          (T.Q5_K, 1, "silu", "silu"),
+                                         (T.Q4_1, 1, "silu", "silu"),
+                                         (T.Q5_0, 1, "gelu_tanh", "gelu_tanh"),
+                                         (T.Q5_1, 1, "silu", "silu"),
+                                         (T.Q5_1, 2, "silu", None),
                                          (T.Q4_0, 2, "silu", "silu"),
                                          (T.Q4_0, 3, "silu", "gemm_blocks"),
                                          (T.Q4_K, 4, "silu", "silu"),
@@ -1513,7 +1521,8 @@ def test_kernels_refuse_what_they_cannot_compute() -> None:
     with pytest.raises(ValueError, match=r"x must be \[M, 32\]"):
         library("cuda").gemv(mx.zeros((2, 64)), mx.zeros((1, 18), mx.uint8), T.Q4_0)
     with pytest.raises(ValueError,
-                       match="gemv_int8 is a CUDA kernel for Q4_0, Q4_K, Q5_K, Q6_K, Q8_0"):
+                       match="gemv_int8 is a CUDA kernel for Q4_0, Q4_1, Q4_K, Q5_0, Q5_1, "
+                             "Q5_K, Q6_K, Q8_0"):
         library("cuda").gemv(mx.zeros((1, 256)), mx.zeros((1, 110), mx.uint8), T.Q3_K,
                              tiling=Int8Tiling())
     # the gated mode: gemv_int8's (one row, its formats), on gate and up rows in pairs
@@ -1554,7 +1563,7 @@ def test_kernels_refuse_what_they_cannot_compute() -> None:
     with pytest.raises(ValueError, match="no tile or GemvTiling"):
         lib.gemv(buffer, raw, T.Q4_0, tile=1, x_rounded="shared", dtype=mx.bfloat16)
     with pytest.raises(ValueError, match="gemv_int8 is a CUDA kernel for"):
-        lib.gemv(buffer, mx.zeros((1, 24), mx.uint8), T.Q5_1, x_rounded="shared",
+        lib.gemv(buffer, mx.zeros((1, 84), mx.uint8), T.Q2_K, x_rounded="shared",
                  dtype=mx.bfloat16)
     if gpu_backend() is None:
         with pytest.raises(ValueError, match="needs MLX's default device to be a GPU"):

@@ -286,6 +286,9 @@ int main(int argc, char** argv) {
     if (argc < 12) return 2;  // XREG (gemv_int8) or EPS (gemv_int8_norm) is argv[11]
     switch (atoi(argv[2])) {
       case 2: return run_int8<2>(argv);
+      case 3: return run_int8<3>(argv);
+      case 6: return run_int8<6>(argv);
+      case 7: return run_int8<7>(argv);
       case 8: return run_int8<8>(argv);
       case 12: return run_int8<12>(argv);
       case 13: return run_int8<13>(argv);

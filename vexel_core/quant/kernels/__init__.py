@@ -5,8 +5,9 @@
 Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
 
 * few activation rows (decode): a matrix-vector kernel that reads the blocks once
-  (`KernelLibrary.gemv`); on CUDA up to `INT8_ROWS` rows of Q4_0, Q8_0, Q4_K, Q5_K or Q6_K
-  round x to int8 and multiply by ``dp4a`` (``gemv_int8``, as llama.cpp's mmvq does), `gguf_gated`
+  (`KernelLibrary.gemv`); on CUDA one row of every format but Q2_K and Q3_K (`INT8_ROWS`
+  rows of Q4_0, Q8_0, Q4_K, Q5_K and Q6_K) rounds x to int8 and multiplies by ``dp4a``
+  (``gemv_int8``, as llama.cpp's mmvq does), `gguf_gated`
   returns ``act(g) * u`` of a fused gate/up weight from the same kernel, `gguf_add_norm`
   the residual add and the RMS norm after the product (a pre-norm block's), and
   `gguf_feed_forward` a block's whole gated feed-forward part with that add and norm, in one
@@ -96,10 +97,10 @@ def gguf_matmul(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType, *,
 def gguf_gated(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
                act: GatedAct, *, packed: bool = False) -> mx.array | None:
     """``act(g) * u`` for ``[g, u] = x @ W.T`` split in halves (W: the blocks ``raw``, gate
-    rows then up rows) in one kernel, where one exists: up to `INT8_ROWS` activation rows
-    ``x[M, K]`` of Q4_0, Q8_0, Q4_K, Q5_K or Q6_K on CUDA (``gemv_int8``'s gated mode), or the
-    few rows of packed Q4_0 that ``gemm_packed`` takes (its gated mode). None elsewhere: the
-    caller multiplies, then applies *act*."""
+    rows then up rows) in one kernel, where one exists: one activation row ``x[1, K]`` of every
+    format but Q2_K and Q3_K on CUDA (`INT8_ROWS` rows of Q4_0, Q8_0, Q4_K, Q5_K and Q6_K;
+    ``gemv_int8``'s gated mode), or the few rows of packed Q4_0 that ``gemm_packed`` takes (its
+    gated mode). None elsewhere: the caller multiplies, then applies *act*."""
     backend = gpu_backend()
     if backend is None:
         return None
@@ -114,8 +115,8 @@ def gguf_add_norm(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
                   residual: mx.array, weight: mx.array, eps: float, scratch: mx.array, *,
                   packed: bool = False) -> tuple[mx.array, mx.array] | None:
     """``(h, rms_norm(h) * weight)`` for ``h = residual + x @ W.T`` (W: the blocks ``raw``) in
-    one kernel, where one exists: one activation row ``x[1, K]`` of Q4_0, Q8_0, Q4_K, Q5_K or
-    Q6_K on CUDA, *residual* ``[1, N]`` of x's dtype (``gemv_int8``'s AddNorm epilogue;
+    one kernel, where one exists: one activation row ``x[1, K]`` of every format but Q2_K and
+    Q3_K on CUDA, *residual* ``[1, N]`` of x's dtype (``gemv_int8``'s AddNorm epilogue;
     *scratch*: `KernelLibrary.gemv_add_norm`'s). None elsewhere: the caller multiplies, adds and
     normalises."""
     backend = gpu_backend()

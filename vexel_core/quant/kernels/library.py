@@ -8,15 +8,15 @@ the ``.cu``/``.metal`` file of an operation is its body (MLX generates the signa
 format and the tiling arrive as template arguments, so each (operation, format, activation
 dtype, tile) compiles once per process (NVRTC: about 1-2 s each).
 
-On CUDA one activation row of Q4_0, Q8_0, Q4_K, Q5_K or Q6_K goes to a third kernel,
-``gemv_int8`` (cuda/gemv_int8.cuh): x rounded to 8-bit integers per 32 values, as llama.cpp's
-mmvq does, and products by ``__dp4a``. It has no Metal twin: Apple GPUs have no 8-bit dot
-instruction. x may also be rounded once beforehand (``round_x``) and handed to it rounded
+On CUDA one activation row of Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K or Q6_K goes to a third
+kernel, ``gemv_int8`` (cuda/gemv_int8.cuh): x rounded to 8-bit integers per 32 values, as
+llama.cpp's mmvq does, and products by ``__dp4a``. It has no Metal twin: Apple GPUs have no 8-bit
+dot instruction. x may also be rounded once beforehand (``round_x``) and handed to it rounded
 (``gemv(..., x_rounded=...)``), where each of its CTAs would otherwise round it again. Its gated
-mode (``gemv(..., act=...)``) multiplies a fused gate/up weight and returns ``act(g) * u`` in
-the same launch: its GPU tests pass on the H200, and one request decodes
-faster with it than with the product, a split and MLX's ``act(g) * u`` (session 12, three
-alternated rounds; notes/gpu-kernels.md).
+mode (``gemv(..., act=...)``) multiplies a fused gate/up weight and returns ``act(g) * u`` in the
+same launch: its GPU tests pass on the H200, and one request decodes faster with it than with the
+product, a split and MLX's ``act(g) * u`` (session 12, three alternated rounds;
+notes/gpu-kernels.md).
 
 Q4_0 may also come repacked (``packed=True``; the layout: `vexel_core.quant.kernels.packed`):
 every kernel reads it, as the format ``Q4_0x1024`` (template number `PACKED_Q4_0`), with Q4_0's
@@ -129,7 +129,7 @@ class GemvTiling:
 
 
 INT8_TYPES: frozenset[GGMLQuantizationType] = frozenset(
-    {Q.Q4_0, Q.Q8_0, Q.Q4_K, Q.Q5_K, Q.Q6_K})
+    {Q.Q4_0, Q.Q4_1, Q.Q5_0, Q.Q5_1, Q.Q8_0, Q.Q4_K, Q.Q5_K, Q.Q6_K})
 INT8_MAX_COLS = 16384  # longest rows taken (tested at this length; timed at 4,096 and 14,336)
 # Activation rows one gemv_int8 launch takes (XROWS: x's rounded copy and an accumulator a row)
 INT8_MAX_ROWS = 4
@@ -360,6 +360,7 @@ def rounded_x_bytes(cols: int) -> int:
 _FOUR_BY_TWO = Int8Tiling(warps=4, stages=2, per_lane=4, ctas=792)
 _EIGHT_BY_TWO = Int8Tiling(warps=8, stages=2, per_lane=4, ctas=512)
 _SEVEN_AN_SM = Int8Tiling(warps=4, stages=2, per_lane=4, ctas=924)
+_THREE_AN_SM = Int8Tiling(warps=8, stages=2, per_lane=4, ctas=396)  # 8/2/4 in one wave
 INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
     # 14336x4096: 13.8 us (session 14's decode: 14.3-14.4; 792: 14.8-14.9; session 7's 8/3/2:
     # 17.5); gated 2x14336x4096: 21.9 (23.5); 4096x14336: 16.0-16.1 (4/2/4/792: 16.4-16.8)
@@ -373,8 +374,15 @@ INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
     # second wave cost Q4_K 20-30% before). Not swept (int8_sweep.py has the candidates);
     # session 45's kernels.py: 21.4 us at 14336x4096 and 23.0 at 4096x14336, against the
     # float kernel's 40.7 and 38.6 in the same run
-    Q.Q5_K: ((4096, _SEVEN_AN_SM),
-             (INT8_MAX_COLS, Int8Tiling(warps=8, stages=2, per_lane=4, ctas=396))),
+    Q.Q5_K: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _THREE_AN_SM)),
+    # Q4_1, Q5_0, Q5_1: untimed. Q4_0's (a block is one sub-block there too), but one wave at
+    # long rows, as Q5_K's: their chunks are 11%, 22% (Q5_0: Q5_K's bytes) and 33% larger than
+    # Q4_0's. At 4,096 columns 4/2/4 still fits seven an SM (Q5_1 just: 29.3 KiB a CTA); at
+    # 14,336, 8/2/4 fits three, not four, so 396 CTAs. Registers cost no CTAs an SM: 58, 58
+    # and 60 a thread (Q4_0 64; nvcc 13, sm_90a)
+    Q.Q4_1: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _THREE_AN_SM)),
+    Q.Q5_0: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _THREE_AN_SM)),
+    Q.Q5_1: ((4096, _SEVEN_AN_SM), (INT8_MAX_COLS, _THREE_AN_SM)),
     # 20.5 us (22.2); 23.9 (the same tiling); the switch where session 8's 48 KiB of static
     # shared memory ran out (rows between are unmeasured)
     Q.Q8_0: ((10240, Int8Tiling(warps=4, stages=4, per_lane=2, ctas=660)),

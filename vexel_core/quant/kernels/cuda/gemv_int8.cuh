@@ -1,7 +1,7 @@
 // One activation row (or a few: XROWS) rounded to 8-bit integers: the matrix-vector product of
-// one request's decoding (or a few requests') for Q4_0, Q8_0, Q4_K, Q5_K and Q6_K, with
-// llama.cpp's arithmetic (mmvq): four 8-bit products per __dp4a, the weights' integers never
-// turned into floats.
+// one request's decoding (or a few requests') for Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K and
+// Q6_K, with llama.cpp's arithmetic (mmvq): four 8-bit products per __dp4a, the weights'
+// integers never turned into floats.
 //
 // Why a second kernel: at one activation row the float kernel (kernels.cuh) spends about 4.7
 // instructions per weight decoding and multiplying floats, and is issue-bound; four products
@@ -14,10 +14,11 @@
 // x is rounded per 32-element block, as llama.cpp's quantize_q8_1: d = amax / 127 and
 // q = rint(x * (127 / amax)), both divisions IEEE, the product rounded once (fmaf with 1.5 * 2^23
 // rounds half to even without the float-to-int unit). The block's sum of q is kept for the
-// formats with a min (Q4_K, Q5_K: element = scale * q + min). The ~900 CTAs at 14336x4096 each
-// repeat that rounding (~1 us of the product in benchmarks/q4_0_ablation.py, XSRC 4 against 0),
-// so x may also come rounded once beforehand (round_x below, its own small launch; XPRE): the
-// same values, read by every CTA.
+// formats with a min (Q4_1, Q5_1, Q4_K, Q5_K: element = scale * q + min) or a constant zero
+// point (Q4_0's 8, Q5_0's 16). The ~900 CTAs at 14336x4096 each repeat that rounding (~1 us of
+// the product in benchmarks/q4_0_ablation.py, XSRC 4 against 0), so x may also come rounded
+// once beforehand (round_x below, its own small launch; XPRE): the same values, read by every
+// CTA.
 //
 // Warp w of the grid owns weight rows w, w + W, w + 2W, ... (W warps in all; the launch picks W
 // so that every warp gets the same number of rows, or one fewer); a lane decodes PER_LANE
@@ -76,7 +77,8 @@ __device__ __forceinline__ int dp4a_us(int a, int b, int c) {
 // signed bytes (word i: elements 4i..4i+3 of the sub-block; element = scale * byte + min with
 // the (scale, min) of group). SPLIT: two scale groups of 16 elements (words 0-3, 4-7). WHOLE:
 // the format's dot takes a lane's sub-block to its scale and integer sum instead (Q4_0, whose
-// blocks are sub-blocks, and its packed layout).
+// blocks are sub-blocks, and its packed layout). ZERO: element = scale * (byte - ZERO) + min,
+// the kernel taking ZERO times x's block sum off the integer sum (exact, like Q4_0's -8).
 template <int GGML_TYPE>
 struct Int8Format;
 
@@ -163,6 +165,7 @@ struct Int8Format<1002> {
 template <>
 struct Int8Format<8> : Int8Scales<8> {  // Q8_0: 32 signed bytes
   static constexpr bool SPLIT = false, WORDS16 = false, IN_PLACE = false, WHOLE = false;
+  static constexpr int ZERO = 0;
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int, int (&q)[8]) {
     uint32_t w[8];
     words_at(slot, at + 2, w);
@@ -170,6 +173,40 @@ struct Int8Format<8> : Int8Scales<8> {  // Q8_0: 32 signed bytes
     for (int i = 0; i < 8; ++i) q[i] = int(w[i]);
   }
 };
+
+// Q4_1, Q5_0 and Q5_1 (formats.h's Legacy32): a block is one 32-element sub-block, a head of
+// HEAD bytes (d, and m where the format has a min), then, five-bit formats (FIVE), qh's four
+// bytes (bit l: element l's fifth bit), then the nibbles qs[16] (element l: the low nibble of
+// qs[l], element 16 + l: the high one). The bytes are q (0..31) as they are, dotted by signed
+// dp4a: element = d * (q - ZERO) + m, Q5_0's ZERO of 16 taken off by the kernel as 16 times x's
+// block sum (Q4_0, with the same layout but for qh, would have ZERO 8; its dot does that
+// itself). Blocks of 20, 22 and 24 bytes are not whole 16-byte words (Q5_0's not even 4-byte
+// ones): words_at reads them from 4-byte words, and group is formats.h's (2-byte loads).
+template <int GGML_TYPE, int HEAD, bool FIVE, int Z>
+struct Int8Legacy : Int8Scales<GGML_TYPE> {
+  static constexpr bool SPLIT = false, WORDS16 = false, IN_PLACE = false, WHOLE = false;
+  static constexpr int ZERO = Z;
+  __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int, int (&q)[8]) {
+    uint32_t w[FIVE ? 5 : 4];  // qh (FIVE), then qs
+    words_at(slot, at + HEAD, w);
+    const uint32_t qh = FIVE ? w[0] : 0u;
+    const uint32_t* qs = w + (FIVE ? 1 : 0);
+    // word i: elements 4i.. (low nibbles), word i + 4: elements 16 + 4i.. (high nibbles), each
+    // byte's fifth bit from its element's bit of qh (spread4: four bits to bit 0 of four bytes)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      q[i] = int((qs[i] & 0x0F0F0F0Fu) | (spread4(qh >> (4 * i)) << 4));
+      q[i + 4] = int(((qs[i] >> 4) & 0x0F0F0F0Fu) | (spread4(qh >> (4 * i + 16)) << 4));
+    }
+  }
+};
+
+template <>
+struct Int8Format<3> : Int8Legacy<3, 4, false, 0> {};  // Q4_1: d, m, qs; w = d q + m
+template <>
+struct Int8Format<6> : Int8Legacy<6, 2, true, 16> {};  // Q5_0: d, qh, qs; w = d (q - 16)
+template <>
+struct Int8Format<7> : Int8Legacy<7, 4, true, 0> {};  // Q5_1: d, m, qh, qs; w = d q + m
 
 // Q4_K and Q5_K (formats.h's Nibble256, F): blocks of whole 16-byte words (144 = 9 * 16,
 // 176 = 11 * 16) that start with the same 16-byte head (d, dmin and the 12 bytes of scales).
@@ -230,6 +267,7 @@ struct Int8Nibble256 {
 template <>
 struct Int8Format<12> : Int8Nibble256<Q4_K> {
   static constexpr bool SPLIT = false, WORDS16 = true, IN_PLACE = true, WHOLE = false;
+  static constexpr int ZERO = 0;
   __device__ __forceinline__ static int shift(int j) { return 4 * (j & 1); }
   template <bool ALIGNED>
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int j, int (&q)[8]) {
@@ -249,6 +287,7 @@ struct Int8Format<12> : Int8Nibble256<Q4_K> {
 template <>
 struct Int8Format<13> : Int8Nibble256<Q5_K> {
   static constexpr bool SPLIT = false, WORDS16 = true, IN_PLACE = false, WHOLE = false;
+  static constexpr int ZERO = 0;
   template <bool ALIGNED>
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int j, int (&q)[8]) {
     uint32_t qs[8], qh[8];
@@ -263,10 +302,12 @@ struct Int8Format<13> : Int8Nibble256<Q5_K> {
   }
 };
 
-// Q6_K: sub-block j = 4n + t, as formats.h's Q6_K describes, minus 32
+// Q6_K: sub-block j = 4n + t, as formats.h's Q6_K describes, minus 32 bytewise (__vsub4; a
+// ZERO of 32, as Q5_0's 16, is untried)
 template <>
 struct Int8Format<14> {
   static constexpr bool SPLIT = true, WORDS16 = false, IN_PLACE = false, WHOLE = false;
+  static constexpr int ZERO = 0;
   __device__ __forceinline__ static void ints(const uint32_t* slot, int at, int j, int (&q)[8]) {
     const int n = j >> 2, t = j & 3;
     uint32_t lo[8], hi[8];
@@ -614,10 +655,10 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, Y y, int
           const uint4 xa = held ? xr[h][0] : reinterpret_cast<const uint4*>(xq + 32 * e)[0];
           const uint4 xb = held ? xr[h][1] : reinterpret_cast<const uint4*>(xq + 32 * e)[1];
           const float dx = held ? xdr[h] : xd[e];
+          [[maybe_unused]] const int xs = held ? xsr[h] : xsum[e];  // (read where used)
           float t;
           if constexpr (I::WHOLE) {  // (the block's shared-memory words read again a row)
             float d;
-            const int xs = held ? xsr[h] : xsum[e];
             int sum;
             if constexpr (I::WORDS16) sum = I::template dot<A>(slot, at0, lane, u, xa, xb, xs, d);
             else sum = I::dot(slot, at0, lane, u, xa, xb, xs, d);
@@ -634,8 +675,9 @@ __device__ __forceinline__ void gemv_int8(const uint8_t* w, const X* x, Y y, int
               else sc = I::group(slot, at, j);
               int sum = lo + hi;
               if constexpr (I::IN_PLACE) sum >>= I::shift(j);  // exact: a multiple of 16
+              if constexpr (I::ZERO != 0) sum -= I::ZERO * xs;  // the sum of (q - ZERO) x
               t = sc.x * float(sum);
-              if constexpr (F::HAS_MIN) t = fmaf(sc.y, float(held ? xsr[h] : xsum[e]), t);
+              if constexpr (F::HAS_MIN) t = fmaf(sc.y, float(xs), t);
             }
           }
           acc[r] = fmaf(dx, t, acc[r]);
