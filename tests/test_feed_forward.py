@@ -12,6 +12,7 @@ roundings of each block's term and of their sum, bounded below. Paths: ``emulate
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import mlx.core as mx
@@ -228,9 +229,10 @@ def test_gated_mlp_takes_the_kernel_where_it_applies(
 ) -> None:
     # RMSNorm.add's choice for a GatedMLP's product, off the GPU: with CUDA's kernels
     # pretended (their launches recorded), one row of packed Q4_0 weights without a bias, of
-    # an activation the kernels have, is one feed_forward launch; more rows (up to INT8_ROWS:
-    # gemv_int8, its gated mode included; then to 16 gemm_packed), another format, a bias or
-    # another activation take the gated product, then the down product's path.
+    # an activation the kernels have, is one feed_forward launch; more rows (up to INT8_ROWS,
+    # by format and weight size: gemv_int8, its gated mode included; then to 16 gemm_packed),
+    # another format, a bias or another activation take the gated product, then the down
+    # product's path.
     import mlx.nn as nn
 
     import vexel_core.quant.kernels as kernels
@@ -239,6 +241,7 @@ def test_gated_mlp_takes_the_kernel_where_it_applies(
     from vexel_core.model.linear import Linear
     from vexel_core.quant.kernels.library import KernelLibrary
 
+    library_module = importlib.import_module("vexel_core.quant.kernels.library")
     calls: list[str] = []
 
     def gemv(self: KernelLibrary, x: mx.array, raw: mx.array, ggml_type: T,
@@ -275,16 +278,21 @@ def test_gated_mlp_takes_the_kernel_where_it_applies(
     monkeypatch.setattr("vexel_core.model.layers.kernel_backend", lambda: None)
     hidden, inner = 1024, 1024
     norm = RMSNorm(mx.ones((hidden,), mx.bfloat16), NORM_EPS)
-    for ggml_type, rows, bias, act, expected in [
-        (T.Q4_0, 1, False, nn.silu, ["feed_forward"]),
-        (T.Q4_0, 3, False, nn.silu, ["gated_gemm", "gemm_packed"]),  # (bf16 rows)
-        (T.Q4_0, 2, False, nn.silu, ["gated", "gemv"]),
-        (T.Q8_0, 2, False, nn.silu, ["gated", "gemv"]),
-        (T.Q8_0, 4, False, nn.silu, ["gated", "gemv"]),
-        (T.Q8_0, 1, False, nn.silu, ["gated", "gemv_add_norm"]),
-        (T.Q4_0, 1, True, nn.silu, ["gated", "gemv"]),
-        (T.Q4_0, 1, False, nn.relu, ["gemv", "gemv_add_norm"]),
+    small_weight = library_module.INT8_SMALL_WEIGHT
+    for ggml_type, rows, bias, act, large, expected in [
+        (T.Q4_0, 1, False, nn.silu, False, ["feed_forward"]),
+        (T.Q4_0, 3, False, nn.silu, True, ["gated_gemm", "gemm_packed"]),  # (bf16 rows)
+        (T.Q4_0, 2, False, nn.silu, True, ["gated", "gemv"]),
+        (T.Q4_0, 2, False, nn.silu, False, ["gated", "gemv"]),
+        (T.Q8_0, 3, False, nn.silu, True, ["gated", "gemv"]),
+        (T.Q8_0, 2, False, nn.silu, False, ["gated", "gemv"]),
+        (T.Q8_0, 4, False, nn.silu, True, ["gated", "gemv"]),
+        (T.Q8_0, 1, False, nn.silu, False, ["gated", "gemv_add_norm"]),
+        (T.Q4_0, 1, True, nn.silu, False, ["gated", "gemv"]),
+        (T.Q4_0, 1, False, nn.relu, False, ["gemv", "gemv_add_norm"]),
     ]:
+        # these weights are small (INT8_ROWS); a large one's routing pretended
+        monkeypatch.setattr(library_module, "INT8_SMALL_WEIGHT", 0 if large else small_weight)
         def linear(rows_: int, cols: int, with_bias: bool = False, t: T = ggml_type) -> Linear:
             w = FORMATS[t].load(random_raw(t, rows_, cols, rng), (rows_, cols))
             return Linear(w, mx.zeros((rows_,), mx.bfloat16) if with_bias else None)
@@ -295,7 +303,7 @@ def test_gated_mlp_takes_the_kernel_where_it_applies(
                         mlp.product(mx.zeros((rows, hidden), mx.bfloat16)))
         mx.eval(h, n)
         assert h.shape == n.shape == (rows, hidden)
-        assert calls == expected, (ggml_type, rows, bias, act)
+        assert calls == expected, (ggml_type, rows, bias, act, large)
 
 
 def test_feed_forward_names_what_it_expected() -> None:

@@ -40,13 +40,13 @@ from vexel_core.quant.kernels.library import (
     BLOCKS_CHUNK,
     BLOCKS_ROWS,
     BLOCKS_TWO_ROWS,
-    INT8_ROWS,
     BlocksTiling,
     _blocks_launch,
     _Launch,
     blocks_applies,
     default_blocks_tiling,
     gemm_applies,
+    int8_rows,
 )
 
 COLS = 3 * BLOCKS_CHUNK
@@ -209,7 +209,7 @@ def test_gguf_matmul_on_the_gpu(cols: int, m_rows: int, ggml_type: T,
     x = rows_of(rng, m_rows, cols, mx.bfloat16)
     y = as_float64(gguf_matmul(x, m.raw, ggml_type))
     assert y.shape == (m_rows, 200) and np.isfinite(y).all()
-    if m_rows > INT8_ROWS[ggml_type]:
+    if m_rows > int8_rows(ggml_type, (200, cols)):
         assert within_bound(y, x, m)
     else:
         assert within_int8_bound(y, x, m)

@@ -32,11 +32,11 @@ from vexel_core.quant.kernels import gguf_matmul, gpu_backend, library
 from vexel_core.quant.kernels.library import (
     GATED_ACTS,
     GEMM_ROWS,
-    INT8_ROWS,
     GemmTiling,
     _gemm_launch,
     default_gemm_tiling,
     gemm_applies,
+    int8_rows,
 )
 from vexel_core.quant.kernels.packed import pack_q4_0
 
@@ -207,7 +207,7 @@ def test_gguf_matmul_on_the_gpu(m_rows: int, rng: np.random.Generator) -> None:
     x = rows_of(rng, m_rows, 2048, mx.bfloat16)
     y = as_float64(gguf_matmul(x, mx.array(pack_q4_0(m.buffer)), T.Q4_0, packed=True))
     assert y.shape == (m_rows, 200) and np.isfinite(y).all()
-    if m_rows > INT8_ROWS[T.Q4_0]:  # gemm_packed, or the weights dequantized to x's dtype
+    if m_rows > int8_rows(T.Q4_0, (200, 2048)):  # gemm_packed, or the weights dequantized
         assert within_bound(y, x, m)
     else:  # gemv_int8
         assert within_int8_bound(y, x, m)

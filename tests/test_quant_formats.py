@@ -81,7 +81,7 @@ def test_product_equals_reference(ggml_type: T, n_tokens: int, rng: np.random.Ge
     # Q8_0, Q4_K, Q5_K or Q6_K is rounded to int8 blocks first, as llama.cpp's quantize_q8_1).
     # Its worst-case bound for a length-K dot product is K * 2^-24 * sum|x_j w_j|; measured
     # errors are under 2% of it (Q6_K, whose two terms cancel, is the largest).
-    xr = as_read_where_selected(ggml_type, x)
+    xr = as_read_where_selected(ggml_type, x, 3)
     assert (np.abs(np.array(y) - xr @ w.T) <= float32_bound(xr, w)).all()
 
 

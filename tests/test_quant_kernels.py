@@ -25,6 +25,7 @@ buffer (not 16-byte aligned).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +80,7 @@ from vexel_core.quant.kernels.library import (
     activation_tile,
     add_norm_scratch,
     default_int8_tiling,
+    int8_rows,
     kernel_source,
     rounded_x_bytes,
 )
@@ -203,25 +205,27 @@ def rounded_x_reference(x: np.ndarray) -> np.ndarray:
                            q.sum(axis=-1).astype(np.int32).view(np.uint8).ravel()])
 
 
-def rounds_to_int8(path: str, ggml_type: T, n_tokens: int) -> bool:
+def rounds_to_int8(path: str, ggml_type: T, x_rows: int, weight_shape: tuple[int, int]) -> bool:
     """Whether *path* runs this product through ``gemv_int8``: up to `INT8_ROWS` rows of an
-    `INT8_TYPES` format on CUDA, and in its emulation, which repeats what CUDA runs."""
+    `INT8_TYPES` format on CUDA (`int8_rows`), and in its emulation, which repeats what CUDA
+    runs."""
     cuda = path == "emulated_cuda" or (path == "gguf_kernel" and gpu_backend() == "cuda")
-    return cuda and ggml_type in INT8_TYPES and 1 <= n_tokens <= INT8_ROWS.get(ggml_type, 1)
+    return cuda and ggml_type in INT8_TYPES and 1 <= x_rows <= int8_rows(ggml_type, weight_shape)
 
 
-def as_read(path: str, ggml_type: T, x: np.ndarray) -> np.ndarray:
-    """The activations *path*'s product multiplies, in float64."""
-    if rounds_to_int8(path, ggml_type, x.shape[0]):
+def as_read(path: str, ggml_type: T, x: np.ndarray, weight_rows: int) -> np.ndarray:
+    """The activations *path*'s product with a weight of *weight_rows* rows multiplies, in
+    float64."""
+    if rounds_to_int8(path, ggml_type, x.shape[0], (weight_rows, x.shape[1])):
         return int8_activations(x)
     return x.astype(np.float64)
 
 
-def as_read_where_selected(ggml_type: T, x: np.ndarray) -> np.ndarray:
+def as_read_where_selected(ggml_type: T, x: np.ndarray, weight_rows: int) -> np.ndarray:
     """`as_read` for the path this device's selection table gives a weight's product on *x*
     (``BlockWeight.matmul``; x of any leading shape, its rows read as one batch)."""
     path = "gguf_kernel" if select_for(ggml_type, mx.array(x)) is QuantPath.GGUF_KERNEL else ""
-    return as_read(path, ggml_type, x.reshape(-1, x.shape[-1])).reshape(x.shape)
+    return as_read(path, ggml_type, x.reshape(-1, x.shape[-1]), weight_rows).reshape(x.shape)
 
 
 def metal_kernel(op: Op, launch: _Launch, input_dtypes: tuple[mx.Dtype, ...]
@@ -310,7 +314,7 @@ def product(path: str, x: mx.array, m: Matrix, request: pytest.FixtureRequest,
         if not bf16 and x.dtype != mx.float32:
             pytest.skip("the emulation runs float32 and bfloat16 activations")
         if isinstance(tiling, Int8Tiling) or (
-                tiling is None and rounds_to_int8(path, m.ggml_type, x.shape[0])):
+                tiling is None and rounds_to_int8(path, m.ggml_type, x.shape[0], m.values.shape)):
             t = tiling if isinstance(tiling, Int8Tiling) else default_int8_tiling(
                 m.ggml_type, m.values.shape[1], x.shape[0])
             return emulated_int8(binary, x, m, t)
@@ -387,7 +391,7 @@ def test_product_equals_reference(
     x = rng.normal(size=(n_tokens, m.values.shape[1])).astype(np.float32)
     y = np.array(product(path, mx.array(x), m, request))
     assert y.shape == (n_tokens, m.rows) and np.isfinite(y).all()
-    xr = as_read(path, ggml_type, x)
+    xr = as_read(path, ggml_type, x, m.rows)
     assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all()
 
 
@@ -402,7 +406,8 @@ def test_half_precision_activations(
     x = mx.array(rng.normal(size=(3, m.values.shape[1])).astype(np.float32)).astype(dtype)
     y = product(path, x, m, request)
     assert y.dtype == (mx.float32 if path == "reference" else dtype)
-    xf = as_read(path, ggml_type, np.array(x.astype(mx.float32)))  # what the kernel multiplies
+    # what the kernel multiplies
+    xf = as_read(path, ggml_type, np.array(x.astype(mx.float32)), m.rows)
     exact = xf @ m.values.T
     got = np.array(y.astype(mx.float32))
     assert np.isfinite(got).all()
@@ -420,7 +425,7 @@ def test_unaligned_weight_buffer(
     m = matrix(ggml_type, rng, skip=1, path=path)
     x = rng.normal(size=(1, m.values.shape[1])).astype(np.float32)
     y = np.array(product(path, mx.array(x), m, request))
-    xr = as_read(path, ggml_type, x)
+    xr = as_read(path, ggml_type, x, m.rows)
     assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all()
     values = np.array(dequantized(path, m, mx.float32, request))
     np.testing.assert_array_equal(values, m.values.astype(np.float32))
@@ -1185,10 +1190,11 @@ def test_gated_matmul_takes_the_kernel_where_it_applies(
 ) -> None:
     # BlockWeight.gated_matmul's choice, off the GPU: with CUDA's kernels pretended (their
     # launches recorded), up to INT8_ROWS rows of an INT8_TYPES weight are gemv_int8's gated
-    # mode with the activation's kernel name; more rows, another format, or an activation
-    # without a kernel name take the product (then the split and act(g) * u; 3 rows of Q4_0's
-    # file layout or 5 of Q4_K in bf16 on the tensor cores, gemm_blocks, which has no gated
-    # mode). GatedMLP names SiLU and GELU.
+    # mode with the activation's kernel name (two rows of a small weight, as these are; two
+    # of Q4_0 and four of the others of a large one, pretended by moving INT8_SMALL_WEIGHT); more rows,
+    # another format, or an activation without a kernel name take the product (then the split
+    # and act(g) * u; from 3 rows of Q4_0's file layout, Q4_1 and Q5_1, and of Q4_K in bf16,
+    # on the tensor cores: gemm_blocks, which has no gated mode). GatedMLP names SiLU and GELU.
     import vexel_core.quant.kernels as kernels
     import vexel_core.quant.weights as weights
     from vexel_core.model.layers import GatedMLP, gelu_tanh
@@ -1203,35 +1209,36 @@ def test_gated_matmul_takes_the_kernel_where_it_applies(
         rows = raw.shape[0] // (2 if kw.get("act") else 1)
         return mx.zeros((x.shape[0], rows), x.dtype)
 
-    monkeypatch.setattr(kernels, "gpu_backend", lambda: "cuda")
-    monkeypatch.setattr(weights, "select_for", lambda *a: QuantPath.GGUF_KERNEL)
     def gemm_blocks(self: KernelLibrary, x: mx.array, raw: mx.array, ggml_type: T,
                     **kw: object) -> mx.array:
         calls.append((ggml_type, x.shape[0], "gemm_blocks"))
         return mx.zeros((x.shape[0], raw.shape[0]), x.dtype)
 
+    monkeypatch.setattr(kernels, "gpu_backend", lambda: "cuda")
+    monkeypatch.setattr(weights, "select_for", lambda *a: QuantPath.GGUF_KERNEL)
     monkeypatch.setattr(KernelLibrary, "gemv", gemv)
     monkeypatch.setattr(KernelLibrary, "gemm_blocks", gemm_blocks)
-    assert INT8_ROWS[T.Q4_0] == 2 and INT8_ROWS[T.Q4_K] == 4
-    for ggml_type, rows, act, kernel in [(T.Q4_0, 1, "silu", "silu"),
-                                         (T.Q6_K, 1, "gelu_tanh", "gelu_tanh"),
-                                         (T.Q5_K, 1, "silu", "silu"),
-                                         (T.Q4_1, 1, "silu", "silu"),
-                                         (T.Q5_0, 1, "gelu_tanh", "gelu_tanh"),
-                                         (T.Q5_1, 1, "silu", "silu"),
-                                         (T.Q5_1, 2, "silu", None),
-                                         (T.Q4_0, 2, "silu", "silu"),
-                                         (T.Q4_0, 3, "silu", "gemm_blocks"),
-                                         (T.Q4_K, 4, "silu", "silu"),
-                                         (T.Q4_K, 5, "silu", "gemm_blocks"),
-                                         (T.Q3_K, 1, "silu", None), (T.Q8_0, 1, None, None)]:
-        cols = 256
-        w = FORMATS[ggml_type].load(random_raw(ggml_type, 8, cols, rng), (8, cols))
-        calls.clear()
-        x = mx.zeros((rows, cols), mx.bfloat16)
-        y = w.gated_matmul(x, mx.abs, act)
-        assert y.shape == (rows, 4)
-        assert calls == [(ggml_type, rows, kernel)]
+    assert INT8_ROWS[T.Q4_0] == (2, 2) and INT8_ROWS[T.Q4_K] == INT8_ROWS[T.Q5_1] == (2, 4)
+    small = [(T.Q4_0, 1, "silu", "silu"), (T.Q6_K, 1, "gelu_tanh", "gelu_tanh"),
+             (T.Q5_K, 1, "silu", "silu"), (T.Q4_1, 1, "silu", "silu"),
+             (T.Q5_0, 1, "gelu_tanh", "gelu_tanh"), (T.Q5_1, 2, "silu", "silu"),
+             (T.Q4_0, 2, "silu", "silu"), (T.Q5_1, 3, "silu", "gemm_blocks"),
+             (T.Q4_K, 2, "silu", "silu"), (T.Q4_K, 3, "silu", "gemm_blocks"),
+             (T.Q3_K, 1, "silu", None), (T.Q8_0, 1, None, None)]
+    large = [(T.Q4_0, 2, "silu", "silu"), (T.Q4_0, 3, "silu", "gemm_blocks"),
+             (T.Q4_1, 4, "silu", "silu"), (T.Q4_1, 5, "silu", "gemm_blocks"),
+             (T.Q4_K, 4, "silu", "silu"), (T.Q4_K, 5, "silu", "gemm_blocks")]
+    library_module = importlib.import_module("vexel_core.quant.kernels.library")
+    for small_weight, cases in ((library_module.INT8_SMALL_WEIGHT, small), (0, large)):
+        monkeypatch.setattr(library_module, "INT8_SMALL_WEIGHT", small_weight)
+        for ggml_type, rows, act, kernel in cases:
+            cols = 256
+            w = FORMATS[ggml_type].load(random_raw(ggml_type, 8, cols, rng), (8, cols))
+            calls.clear()
+            x = mx.zeros((rows, cols), mx.bfloat16)
+            y = w.gated_matmul(x, mx.abs, act)
+            assert y.shape == (rows, 4)
+            assert calls == [(ggml_type, rows, kernel)], (small_weight, ggml_type, rows)
     gate_up = Linear(FORMATS[T.Q4_0].load(random_raw(T.Q4_0, 8, 256, rng), (8, 256)))
     down = Linear(weights.DenseWeight(mx.zeros((256, 4), mx.bfloat16)))
     for act_fn, name in ((nn.silu, "silu"), (gelu_tanh, "gelu_tanh"), (nn.relu, None)):
@@ -1285,7 +1292,7 @@ def test_packed_product_equals_reference(
     x = rng.normal(size=(n_tokens, PACKED_COLS)).astype(np.float32)
     y = np.array(product(path, mx.array(x), m, request, tiling))
     assert y.shape == (n_tokens, m.rows) and np.isfinite(y).all()
-    xr = as_read(path, T.Q4_0, x) if tiling is None else x.astype(np.float64)
+    xr = as_read(path, T.Q4_0, x, m.rows) if tiling is None else x.astype(np.float64)
     assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all()
 
 
@@ -1423,7 +1430,7 @@ def test_packed_weight_through_the_selected_path(rng: np.random.Generator) -> No
     for rows in (1, 2, 40):
         x = rng.normal(size=(rows, PACKED_COLS)).astype(np.float32)
         y = np.array(weight.matmul(mx.array(x)))
-        xr = as_read_where_selected(T.Q4_0, x)
+        xr = as_read_where_selected(T.Q4_0, x, m.rows)
         assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all(), rows
     ids = np.array([[4, 0], [36, 4]])
     np.testing.assert_array_equal(np.array(weight.take(mx.array(ids))),
@@ -1456,7 +1463,7 @@ def test_linear_product_through_the_selected_path(
         x = rng.normal(size=(*shape, m.values.shape[1])).astype(np.float32)
         y = np.array(weight.matmul(mx.array(x)))
         assert y.shape == (*shape, ROWS)
-        xr = as_read_where_selected(ggml_type, x)
+        xr = as_read_where_selected(ggml_type, x, m.rows)
         assert (np.abs(y - xr @ m.values.T) <= float32_bound(xr, m.values)).all()
 
 

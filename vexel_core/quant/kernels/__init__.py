@@ -5,8 +5,8 @@
 Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
 
 * few activation rows (decode): a matrix-vector kernel that reads the blocks once
-  (`KernelLibrary.gemv`); on CUDA one row of every format but Q2_K and Q3_K (`INT8_ROWS`
-  rows of Q4_0, Q8_0, Q4_K, Q5_K and Q6_K) rounds x to int8 and multiplies by ``dp4a``
+  (`KernelLibrary.gemv`); on CUDA one to four rows of every format but Q2_K and Q3_K
+  (`INT8_ROWS`, by format and weight size) rounds x to int8 and multiplies by ``dp4a``
   (``gemv_int8``, as llama.cpp's mmvq does), `gguf_gated`
   returns ``act(g) * u`` of a fused gate/up weight from the same kernel, `gguf_add_norm`
   the residual add and the RMS norm after the product (a pre-norm block's), and
@@ -79,7 +79,7 @@ def gguf_matmul(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType, *,
     x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
     if x2.dtype not in (mx.float32, mx.float16, mx.bfloat16):
         x2 = x2.astype(mx.float32)
-    if int8_applies(backend, ggml_type, x2.shape):
+    if int8_applies(backend, ggml_type, x2.shape, raw.shape[0]):
         y = lib.gemv(x2, raw, ggml_type, packed=packed)
     elif gemm_applies(backend, ggml_type, packed, x2.shape, x2.dtype):
         y = lib.gemm_packed(x2, raw)
@@ -97,9 +97,9 @@ def gguf_matmul(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType, *,
 def gguf_gated(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
                act: GatedAct, *, packed: bool = False) -> mx.array | None:
     """``act(g) * u`` for ``[g, u] = x @ W.T`` split in halves (W: the blocks ``raw``, gate
-    rows then up rows) in one kernel, where one exists: one activation row ``x[1, K]`` of every
-    format but Q2_K and Q3_K on CUDA (`INT8_ROWS` rows of Q4_0, Q8_0, Q4_K, Q5_K and Q6_K;
-    ``gemv_int8``'s gated mode), or the few rows of packed Q4_0 that ``gemm_packed`` takes (its
+    rows then up rows) in one kernel, where one exists: the few activation rows ``x[m, K]`` of
+    every format but Q2_K and Q3_K that ``gemv_int8`` takes on CUDA (`INT8_ROWS`; its gated
+    mode), or the few rows of packed Q4_0 that ``gemm_packed`` takes (its
     gated mode). None elsewhere: the caller multiplies, then applies *act*."""
     backend = gpu_backend()
     if backend is None:
@@ -121,7 +121,7 @@ def gguf_add_norm(x: mx.array, raw: mx.array, ggml_type: GGMLQuantizationType,
     normalises."""
     backend = gpu_backend()
     if (backend is None or x.dtype not in ACTIVATION_DTYPES or x.shape[0] != 1
-            or not int8_applies(backend, ggml_type, x.shape)
+            or not int8_applies(backend, ggml_type, x.shape, raw.shape[0])
             or residual.shape != (1, raw.shape[0]) or residual.dtype != x.dtype
             or weight.shape != (raw.shape[0],)):
         return None

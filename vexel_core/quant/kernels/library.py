@@ -274,7 +274,7 @@ def gemm_cta_rows(m: int) -> int:
 # x's dtypes that ``gemm_packed`` and ``gemm_blocks`` take: the tensor cores' operand types
 MMA_DTYPES = (mx.bfloat16, mx.float16)
 # Activation rows that `gguf_matmul` sends to `gemm_packed` where ``gemv_int8`` does not take
-# them first (`INT8_ROWS`: two since session 46); above, the matrix dequantized for MLX's
+# them first (`INT8_ROWS`: two rows of a large weight); above, the matrix dequantized for MLX's
 # matmul (session 39's first version of this kernel lost to it at 64 rows; the swapped one is
 # not timed there). Session 40, call C
 # (benchmarks/gemm_packed.py, CUPTI, the H200, median of three passes, default tiling against
@@ -287,7 +287,7 @@ MMA_DTYPES = (mx.bfloat16, mx.float16)
 # 15.5 / 53.0 at 12 rows of 6144x4096 / 28672x4096 (notes/bench/s40/c).
 GEMM_ROWS = (2, 16)
 # Activation rows that `gguf_matmul` sends to ``gemm_blocks`` where ``gemv_int8`` does not take
-# them first (`INT8_ROWS`: up to four rows of Q8_0 and the K formats since session 46). Session
+# them first (`INT8_ROWS`: two rows of a small weight, four of a large one). Session
 # 44 (notes/bench/s44/d, the H200, CUPTI, median of three passes; benchmarks/gemm_blocks.py,
 # default tiling): at 3 rows of Q4_K / Q6_K / Q8_0, 11.3-12.9 / 15.2-17.3 / 60.3-66.6 /
 # 33.0-43.7 us at 4096x4096, 6144x4096, 28672x4096 and 4096x14336, against the float kernel's
@@ -393,16 +393,37 @@ INT8_TILINGS: dict[GGMLQuantizationType, tuple[tuple[int, Int8Tiling], ...]] = {
 
 
 # Activation rows per format that `gguf_matmul` and `gguf_gated` send to gemv_int8 (a few
-# decoding requests; more rows take gemm_packed or gemm_blocks). Session 46
-# (benchmarks/gemv_rows.py, the H200, CUPTI; notes/bench/s46/2) at 6144x4096 / 28672x4096 /
-# 4096x14336, us, gemv_int8 against the path before: Q4_K at 2 rows 11.9 / 30.8 / 19.9 against
-# 15.7 / 60.1 / 33.5, at 4 rows 17.4 / 50.0 / 31.7 against 15.8 / 60.5 / 32.7; Q8_0, Q5_K and
-# Q6_K likewise faster in sum up to 4. Packed Q4_0 against gemm_packed: 11.6 / 30.3 / 18.8
-# against 11.0 / 41.4 / 20.7 at 2 rows, slower from 3 (42.4 against 41.5 at 28672x4096); in the
-# engine 4 Q4_0 requests took 728.7-767.6 tok/s through gemv_int8 against 966.6 before, 2 Q4_K_M
-# requests 537.3-562.9 against 365.9.
-INT8_ROWS: dict[GGMLQuantizationType, int] = {Q.Q4_0: 2, Q.Q8_0: 4, Q.Q4_K: 4, Q.Q5_K: 4,
-                                              Q.Q6_K: 4}
+# decoding requests; more rows take gemm_packed or gemm_blocks): (on a weight of at most
+# `INT8_SMALL_WEIGHT` elements, on a larger one). Several rows cap gemv_int8's CTAs to one wave
+# (`default_int8_tiling`), which a small weight does not fill. Session 46 (benchmarks/
+# gemv_rows.py, the H200, CUPTI; notes/bench/s46/2) at 6144x4096 / 28672x4096 / 4096x14336, us,
+# gemv_int8 against the path before: Q4_K at 2 rows 11.9 / 30.8 / 19.9 against 15.7 / 60.1 /
+# 33.5, at 4 rows 17.4 / 50.0 / 31.7 against 15.8 / 60.5 / 32.7; Q8_0, Q5_K and Q6_K likewise
+# faster in sum up to 4. Packed Q4_0 against gemm_packed: 11.6 / 30.3 / 18.8 against 11.0 /
+# 41.4 / 20.7 at 2 rows, slower from 3 (42.4 against 41.5 at 28672x4096). Session 47
+# (notes/bench/s47/2) at the small weights, 4096x4096 / 6144x4096: 2 rows faster for every
+# format but Q4_0 (Q4_K 9.2 / 11.7 against 11.3 / 15.8; Q4_0 9.0 / 11.7 against 8.8 / 10.7),
+# 4 rows slower for all (Q4_K 14.4 / 17.5 against 11.4 / 15.9; Q8_0 21.7 / 20.5 against 12.8 /
+# 15.7); Q4_1, Q5_0 and Q5_1 (call 1) at 4096x4096 / 28672x4096 / 4096x14336: 2 rows 9.1-9.8 /
+# 31.7-37.6 / 19.5-22.0 against the float kernel's 11.8-13.0 / 64.1-72.7 / 33.7-39.0, 4 rows
+# 14.3-15.2 / 51.1-55.6 / 32.2-33.9 against 11.9-13.6 / 59.5-68.7 / 37.6-44.2. Q4_0 keeps two
+# rows of a small weight: gemm_packed's ~1 us less there did not show in the engine (two
+# requests 600.1 tok/s against 625.1; one routing's two runs differ by 23). In the engine
+# (session 48, call 1; random Llama-3-8B, 512 + 128 tokens a request) four Q4_K_M requests took
+# 737.6 and 725.6 tok/s against 723.5 and 725.6 with every weight large: within the noise.
+INT8_ROWS: dict[GGMLQuantizationType, tuple[int, int]] = {
+    Q.Q4_0: (2, 2), Q.Q4_1: (2, 4), Q.Q5_0: (2, 4), Q.Q5_1: (2, 4), Q.Q8_0: (2, 4),
+    Q.Q4_K: (2, 4), Q.Q5_K: (2, 4), Q.Q6_K: (2, 4)}
+# Elements of the largest weight that `INT8_ROWS` calls small: between Llama-3-8B's fused
+# q/k/v (6144x4096, 25.2 M) and its down projection (4096x14336, 58.7 M)
+INT8_SMALL_WEIGHT = 1 << 25
+
+
+def int8_rows(ggml_type: GGMLQuantizationType, weight_shape: tuple[int, int]) -> int:
+    """How many activation rows of a product with a ``[rows, cols]`` weight gemv_int8 takes
+    by default (`INT8_ROWS`; one of a format without an entry)."""
+    small, large = INT8_ROWS.get(ggml_type, (1, 1))
+    return small if weight_shape[0] * weight_shape[1] <= INT8_SMALL_WEIGHT else large
 
 
 def default_int8_tiling(ggml_type: GGMLQuantizationType, cols: int,
@@ -727,7 +748,8 @@ def _gemv_plan(
                              "no tile or GemvTiling")
         return "gemv_int8", _int8_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape,
                                          x_dtype, tiling, act, x_rounded, dtype, packed)
-    if tile is None and tiling is None and int8_applies(backend, ggml_type, x_shape):
+    if (tile is None and tiling is None
+            and int8_applies(backend, ggml_type, x_shape, raw_shape[0])):
         return "gemv_int8", _int8_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape,
                                          x_dtype, None, None, None, None, packed)
     return "gemv", _gemv_launch(backend, ggml_type, raw_shape, raw_dtype, x_shape, x_dtype,
@@ -757,10 +779,12 @@ def _gemv_launch(
 
 
 def int8_applies(backend: Backend, ggml_type: GGMLQuantizationType,
-                 x_shape: tuple[int, ...]) -> bool:
-    """Whether ``gemv`` sends this product to ``gemv_int8`` by default."""
+                 x_shape: tuple[int, ...], weight_rows: int) -> bool:
+    """Whether ``gemv`` sends this product (*weight_rows* rows of x's columns) to
+    ``gemv_int8`` by default."""
     return (backend == "cuda" and ggml_type in INT8_TYPES and len(x_shape) == 2
-            and 1 <= x_shape[0] <= INT8_ROWS.get(ggml_type, 1) and x_shape[1] <= INT8_MAX_COLS)
+            and 1 <= x_shape[0] <= int8_rows(ggml_type, (weight_rows, x_shape[1]))
+            and x_shape[1] <= INT8_MAX_COLS)
 
 
 def gemm_applies(backend: Backend, ggml_type: GGMLQuantizationType, packed: bool,
@@ -789,7 +813,7 @@ def gated_applies(backend: Backend, ggml_type: GGMLQuantizationType,
                   x_shape: tuple[int, ...], x_dtype: mx.Dtype, rows: int) -> bool:
     """Whether ``gemv(..., act=...)`` computes this product: where ``gemv_int8`` applies
     (up to `INT8_ROWS` rows on CUDA, `int8_applies`), on rows of gate then up."""
-    return (int8_applies(backend, ggml_type, x_shape) and x_dtype in ACTIVATION_DTYPES
+    return (int8_applies(backend, ggml_type, x_shape, rows) and x_dtype in ACTIVATION_DTYPES
             and rows % 2 == 0)
 
 
