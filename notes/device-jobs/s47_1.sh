@@ -1,4 +1,4 @@
-# Session 47, call 1: run from branch s47 (main + notes/patches/int8-legacy.patch: one row of
+# Session 47, call 1: run from branch s47 (main + the int8-legacy patch, since merged and deleted: one row of
 # Q4_1, Q5_0 and Q5_1 on gemv_int8). The whole test_quant_kernels.py on the GPU (main's tests
 # after XROWS and the legacy formats' together), then one row of the three formats against the
 # float kernel (kernels.py), then their 2-4 rows (gemv_rows.py) for INT8_ROWS. Carry

@@ -3,7 +3,7 @@
 # `import vexel_core.quant.kernels.library as l`, which binds the package's `library` function),
 # two requests of Q4_0 and Q8_0, four of Q4_K_M, and one Q4_0 request; then gemv_rows.py at the
 # two small shapes (4096x4096: o; 6144x4096: q/k/v) for INT8_ROWS by output rows too, Q6_K's
-# 2 rows of 6144x4096 (27.0 us in session 46) among them. D: notes/patches/whole-once.patch
+# 2 rows of 6144x4096 (27.0 us in session 46) among them. D: the whole-once patch (measured, then deleted; gpu-kernels.md, sessions 47-48)
 # (the WHOLE formats' quants read once for every row) against main's header, Q4_0, 1-4 rows,
 # each arm a copy of the package in arms/<name>/ (untracked, excluded from git, carried) with
 # its own MLX_PTX_CACHE_DIR (MLX keys its PTX cache by kernel name, not by header).
