@@ -14,29 +14,24 @@
 # An arm run with PYTHONPATH=<tree> must keep the devkit's site: PYTHONPATH=<tree>:$PYTHONPATH
 # (session 45's first s45_a.sh run lost its engine arms to it).
 #
-# Written at the end of session 46. Main then: gemv_int8 takes 2-4 activation rows (XROWS;
-# INT8_ROWS: packed Q4_0 2, Q8_0/Q4_K/Q5_K/Q6_K 4): two Q4_K_M requests 537-563 tok/s against
-# 366. Q4_0 one request 446.0 (session 39): the 600 tok/s goal is the only acceptance item not
-# met. Only 294 s of session 46's device time were left.
+# Written at the end of session 48. Main then: gemv_int8 takes one row of every format but
+# Q2_K/Q3_K, and a few rows by `INT8_ROWS` (format, weight size): Q4_0 2; the others 2 of a
+# weight of at most 2^25 elements, 4 of a larger one. Two Q4_0 requests 592-615 tok/s, two Q8_0
+# 498, four Q4_K_M 726-738 (session 47-48). Q4_0 one request 446.0 (session 39): the 600 tok/s
+# goal is still the only acceptance item not met. Session 48 spent 1,583 of 1,800 s.
 #
-# A: (~250 s) the whole test_quant_kernels.py on the GPU (300 s at -n 6): session 46 ran only
-#    `-k several_rows` and `-k product_equals` after the XROWS change.
-# B: (~200 s) the engine on the final routing, old routing set with importlib (never
-#    `import vexel_core.quant.kernels.library as l`: that binds the package's `library`
-#    function): two and four requests of Q4_0, Q4_K_M, Q8_0 (`s46_2.sh`'s arm, fixed), and one
-#    request to check nothing moved. Rerun Q6_K's 2 rows of 6144x4096 (27.0 us in
-#    `gemv_rows.py`, slower than 3 rows' 16.3). Time 4096x4096 too: the 6144-row product lost
-#    from 3-4 rows for every format while the large ones won, so INT8_ROWS by output rows as
-#    well as format may take another ~0.1 ms a step at 3-4 requests.
-# C: (~300 s) branch next/int8-legacy (`git checkout -b next/int8-legacy 0f9a828 && git apply
-#    notes/patches/int8-legacy.patch`, rebased on XROWS already): `s46_4.sh` from a checkout
-#    of it (its GPU tests, then one row against the float kernel), then INT8_ROWS for the
-#    three formats from `gemv_rows.py --formats Q4_1,Q5_0,Q5_1`. Merge if it wins.
-# D: XROWS for Q4_0 at 3-4 rows lost to gemm_packed: the WHOLE formats re-read a block's words
-#    a row. notes/patches/whole-once.patch (against main at session 46's end; emulated tests
-#    198 passed) reads them once for every row (Int8Format<2>/<1002>::quants, then q4_0_dot
-#    a row). Time it with gemv_rows.py --formats Q4_0 against main's header (each arm its
-#    own MLX_PTX_CACHE_DIR), one row included: it is the one-request path too.
+# A: (~250 s) the whole test_quant_kernels.py on the GPU at -n 8 on main as it is (session 47's
+#    552 passed ran before INT8_ROWS by weight size; session 48's routing subset passed 83).
+#    Use `gpu_tests.sh` or a -k without "product" (it matches ~1,500 tests: session 48's 240 s
+#    ran out at 73%).
+# B: (~150 s) one Q4_0 request at the README's [k] settings (128-token prompt, 256 out, -n 1)
+#    to place session 39's 446 beside today's main; then Q4_1 / Q5_0 one-request engine runs
+#    would need `--dtype q4_1`/`q5_0` in vexel_core/bench/random_model.py (not there yet).
+# C: the 600 tok/s goal: only a persistent whole-layer kernel with phase overlap looks able to
+#    reach it (closing notes s39-s46). Prototype on CPU emulation first; one GPU call to time.
+# D: gemv_rows.py's first-measurement effect (21.4 us for Q4_0 2 rows of 6144x4096 in one pass
+#    against 11.7-11.8 in the others; Q6_K's 27.0 in session 46): a warm-up over every row
+#    count before the first shape, then rerun the small shapes.
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`
