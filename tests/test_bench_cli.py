@@ -49,7 +49,8 @@ def test_bench_prints_table_and_writes_json(tmp_path: Path) -> None:
     assert all(s["launch_s"] >= s["submit_s"] >= 0 and s["wait_s"] >= 0 for s in steps)
 
 
-@pytest.mark.parametrize("dtype", ["q8_0", "q4_0", "q4_k", "q5_k", "q6_k", "q4_k_m", "q5_k_m"])
+@pytest.mark.parametrize("dtype", ["q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "q4_k", "q5_k",
+                                   "q6_k", "q4_k_m", "q5_k_m"])
 def test_random_quantized_model_has_sane_weights(dtype: str, tmp_path: Path) -> None:
     # every matrix of the --random file in the asked format (a mix: Q6_K where llama-quantize
     # puts it, below), its scales set (random bytes there would make NaN or weights up to

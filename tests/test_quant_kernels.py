@@ -1191,10 +1191,11 @@ def test_gated_matmul_takes_the_kernel_where_it_applies(
     # BlockWeight.gated_matmul's choice, off the GPU: with CUDA's kernels pretended (their
     # launches recorded), up to INT8_ROWS rows of an INT8_TYPES weight are gemv_int8's gated
     # mode with the activation's kernel name (two rows of a small weight, as these are; two
-    # of Q4_0 and four of the others of a large one, pretended by moving INT8_SMALL_WEIGHT); more rows,
-    # another format, or an activation without a kernel name take the product (then the split
-    # and act(g) * u; from 3 rows of Q4_0's file layout, Q4_1 and Q5_1, and of Q4_K in bf16,
-    # on the tensor cores: gemm_blocks, which has no gated mode). GatedMLP names SiLU and GELU.
+    # of Q4_0 and four of the others of a large one, pretended by moving INT8_SMALL_WEIGHT);
+    # more rows, another format, or an activation without a kernel name take the product (then
+    # the split and act(g) * u; from 3 rows of Q4_0's file layout, Q4_1, Q5_1 and Q4_K in
+    # bf16, on the tensor cores: gemm_blocks, which has no gated mode). GatedMLP names SiLU and
+    # GELU.
     import vexel_core.quant.kernels as kernels
     import vexel_core.quant.weights as weights
     from vexel_core.model.layers import GatedMLP, gelu_tanh

@@ -25,8 +25,9 @@
 #    Use `gpu_tests.sh` or a -k without "product" (it matches ~1,500 tests: session 48's 240 s
 #    ran out at 73%).
 # B: (~150 s) one Q4_0 request at the README's [k] settings (128-token prompt, 256 out, -n 1)
-#    to place session 39's 446 beside today's main; then Q4_1 / Q5_0 one-request engine runs
-#    would need `--dtype q4_1`/`q5_0` in vexel_core/bench/random_model.py (not there yet).
+#    to place session 39's 446 beside today's main; then the legacy formats in the engine
+#    (`--dtype q4_1`, `q5_0`, `q5_1`, added in session 48), 1 and 2 requests, against the float
+#    kernel's one row (importlib: INT8_TYPES without them, INT8_ROWS emptied).
 # C: the 600 tok/s goal: only a persistent whole-layer kernel with phase overlap looks able to
 #    reach it (closing notes s39-s46). Prototype on CPU emulation first; one GPU call to time.
 # D: gemv_rows.py's first-measurement effect (21.4 us for Q4_0 2 rows of 6144x4096 in one pass

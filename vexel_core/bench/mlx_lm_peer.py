@@ -40,8 +40,8 @@ def build_mlx_lm_model(preset_name: str, dtype: str) -> nn.Module:
     )
     model = Model(args)
     model.set_dtype(mx.bfloat16 if dtype != "f16" else mx.float16)
-    bits = {"q8_0": 8, "q4_0": 4, "q4_k": 4, "q5_k": 5, "q6_k": 6, "q4_k_m": 4,
-            "q5_k_m": 5}.get(dtype)
+    bits = {"q8_0": 8, "q4_0": 4, "q4_1": 4, "q5_0": 5, "q5_1": 5, "q4_k": 4, "q5_k": 5,
+            "q6_k": 6, "q4_k_m": 4, "q5_k_m": 5}.get(dtype)
     if bits:
         nn.quantize(model, group_size=32, bits=bits)
     mx.eval(model.parameters())

@@ -37,7 +37,8 @@ PRESETS = {
     "tiny": Preset(128, 2, 384, 4, 2, 1024, context=1024),
 }
 DTYPES = {"bf16": "BF16", "f16": "F16", "f32": "F32", "q8_0": "Q8_0", "q4_0": "Q4_0",
-          "q4_k": "Q4_K", "q5_k": "Q5_K", "q6_k": "Q6_K", "q4_k_m": "Q4_K", "q5_k_m": "Q5_K"}
+          "q4_1": "Q4_1", "q5_0": "Q5_0", "q5_1": "Q5_1", "q4_k": "Q4_K", "q5_k": "Q5_K",
+          "q6_k": "Q6_K", "q4_k_m": "Q4_K", "q5_k_m": "Q5_K"}
 # llama-quantize's Q4_K_M and Q5_K_M (llama.cpp src/llama-quant.cpp, llama_tensor_get_type):
 # the base type, but Q6_K for the output matrix and, in the layers `_more_bits` picks, for
 # attn_v and ffn_down: what most users' files hold.
@@ -45,6 +46,9 @@ MIXES = frozenset({"q4_k_m", "q5_k_m"})
 # The K formats multiply d by a sub-block scale (Q4_K, Q5_K: 6 bits, ~32; Q6_K: int8, ~64): d
 # is divided by it so that weights stay near the legacy formats' magnitudes.
 _SUB_SCALE = {"Q4_K": 32.0, "Q5_K": 32.0, "Q6_K": 64.0}
+# Q4_1 and Q5_1 add a min m to d * q (q unsigned): m = -8 d and -16 d centre the weights on
+# zero, as Q4_0's and Q5_0's fixed offsets do.
+_MIN_IN_STEPS = {"Q4_1": -8.0, "Q5_1": -16.0}
 
 
 def _matrix(
@@ -65,6 +69,9 @@ def _matrix(
     scale = np.float16(0.5 / np.sqrt(cols) / _SUB_SCALE.get(qtype, 1.0))
     for offset in F16_FIELDS[qtype]:  # d (and dmin): sane values, never NaN
         raw[:, :, offset : offset + 2] = np.frombuffer(scale.tobytes(), dtype=np.uint8)
+    if qtype in _MIN_IN_STEPS:  # m, the second field
+        m = np.float16(_MIN_IN_STEPS[qtype] * float(scale))
+        raw[:, :, 2:4] = np.frombuffer(m.tobytes(), dtype=np.uint8)
     return raw.reshape(rows, -1), t
 
 

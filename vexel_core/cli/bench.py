@@ -20,8 +20,8 @@ from vexel_core.cli.options import common_options, engine_options, settings_from
 @click.option("--random", "preset", default=None,
               help="Random weights of a real shape: llama3-8b, llama3-1b, small, tiny.")
 @click.option("--dtype",
-              type=click.Choice(["bf16", "f16", "f32", "q8_0", "q4_0", "q4_k", "q5_k", "q6_k",
-                                 "q4_k_m", "q5_k_m"]),
+              type=click.Choice(["bf16", "f16", "f32", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1",
+                                 "q4_k", "q5_k", "q6_k", "q4_k_m", "q5_k_m"]),
               default="bf16", show_default=True, help="Tensor type of the --random model.")
 @click.option("-n", "--requests", type=click.IntRange(min=1), default=16, show_default=True)
 @click.option("--prompt-len", type=click.IntRange(min=1), default=128, show_default=True)
