@@ -20,6 +20,8 @@
 # 498, four Q4_K_M 726-738 (session 47-48). Q4_0 one request 446.0 (session 39): the 600 tok/s
 # goal is still the only acceptance item not met. Session 48 spent 1,583 of 1,800 s.
 #
+# A and B are written out as `s49_1.sh` (~500 s with a cold start; checked with bash -n and
+# its old arm's importlib line on the CPU, never run).
 # A: (~250 s) the whole test_quant_kernels.py on the GPU at -n 8 on main as it is (session 47's
 #    552 passed ran before INT8_ROWS by weight size; session 48's routing subset passed 83).
 #    Use `gpu_tests.sh` or a -k without "product" (it matches ~1,500 tests: session 48's 240 s
