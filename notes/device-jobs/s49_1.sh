@@ -12,12 +12,6 @@ timeout 90 vexel bench --random llama3-8b --dtype q4_0 -n 1 --prompt-len 128 --o
   --kv-cache-memory 16GiB > $OUT/b1-q4_0-k.txt 2>&1
 echo "== one Q4_0 request ([k]) rc $? after $(( $(date +%s) - t0 )) s:" \
   $(grep -E "generated tok/s|ITL|rror" $OUT/b1-q4_0-k.txt | sed 's/│//g' | tr -s ' ')
-arm() {  # routing dtype requests
-  pre=""; [ $1 = old ] && pre="import importlib; from gguf import GGMLQuantizationType as Q; l = importlib.import_module('vexel_core.quant.kernels.library'); l.INT8_TYPES = l.INT8_TYPES - {Q.Q4_1, Q.Q5_0, Q.Q5_1}; "
-  timeout 100 python3 -c "${pre}from vexel_core.cli import console_main; console_main()" bench \
-    --random llama3-8b --dtype $2 --kv-cache-memory 16GiB -n $3 --prompt-len 512 \
-    --output-len 128 > $OUT/b$3-$2-$1.txt 2>&1
-  echo "== $3 $2 requests, $1 routing: rc $? after $(( $(date +%s) - t0 )) s:" \
-    $(grep -E "generated tok/s|ITL|rror" $OUT/b$3-$2-$1.txt | sed 's/│//g' | tr -s ' ')
-}
+OLD_ROUTING="import importlib; from gguf import GGMLQuantizationType as Q; l = importlib.import_module('vexel_core.quant.kernels.library'); l.INT8_TYPES = l.INT8_TYPES - {Q.Q4_1, Q.Q5_0, Q.Q5_1}"
+source notes/device-jobs/engine_arm.sh
 arm new q4_1 1; arm old q4_1 1; arm new q5_0 2; arm old q5_0 2
