@@ -80,7 +80,7 @@ from vexel_core.quant.kernels.library import (
     activation_tile,
     add_norm_scratch,
     default_int8_tiling,
-    int8_rows,
+    int8_applies,
     kernel_source,
     rounded_x_bytes,
 )
@@ -206,11 +206,11 @@ def rounded_x_reference(x: np.ndarray) -> np.ndarray:
 
 
 def rounds_to_int8(path: str, ggml_type: T, x_rows: int, weight_shape: tuple[int, int]) -> bool:
-    """Whether *path* runs this product through ``gemv_int8``: up to `INT8_ROWS` rows of an
-    `INT8_TYPES` format on CUDA (`int8_rows`), and in its emulation, which repeats what CUDA
-    runs."""
+    """Whether *path* runs this product through ``gemv_int8``: where CUDA's routing sends it
+    (`int8_applies`: up to `INT8_ROWS` rows of an `INT8_TYPES` format), on CUDA and in its
+    emulation, which repeats what CUDA runs."""
     cuda = path == "emulated_cuda" or (path == "gguf_kernel" and gpu_backend() == "cuda")
-    return cuda and ggml_type in INT8_TYPES and 1 <= x_rows <= int8_rows(ggml_type, weight_shape)
+    return cuda and int8_applies("cuda", ggml_type, (x_rows, weight_shape[1]), weight_shape[0])
 
 
 def as_read(path: str, ggml_type: T, x: np.ndarray, weight_rows: int) -> np.ndarray:

@@ -46,9 +46,10 @@ MIXES = frozenset({"q4_k_m", "q5_k_m"})
 # The K formats multiply d by a sub-block scale (Q4_K, Q5_K: 6 bits, ~32; Q6_K: int8, ~64): d
 # is divided by it so that weights stay near the legacy formats' magnitudes.
 _SUB_SCALE = {"Q4_K": 32.0, "Q5_K": 32.0, "Q6_K": 64.0}
-# Q4_1 and Q5_1 add a min m to d * q (q unsigned): m = -8 d and -16 d centre the weights on
-# zero, as Q4_0's and Q5_0's fixed offsets do.
-_MIN_IN_STEPS = {"Q4_1": -8.0, "Q5_1": -16.0}
+# The second float16 field, in steps of d: the K formats' dmin is d; Q4_1's and Q5_1's min m
+# (added to d * q, q unsigned) is -8 d and -16 d, which centre the weights on zero as Q4_0's and
+# Q5_0's fixed offsets do.
+_SECOND_FIELD_IN_STEPS = {"Q4_1": -8.0, "Q5_1": -16.0}
 
 
 def _matrix(
@@ -67,11 +68,9 @@ def _matrix(
     block, size = GGML_QUANT_SIZES[t]
     raw = rng.integers(0, 256, size=(rows, cols // block, size), dtype=np.uint8)
     scale = np.float16(0.5 / np.sqrt(cols) / _SUB_SCALE.get(qtype, 1.0))
-    for offset in F16_FIELDS[qtype]:  # d (and dmin): sane values, never NaN
-        raw[:, :, offset : offset + 2] = np.frombuffer(scale.tobytes(), dtype=np.uint8)
-    if qtype in _MIN_IN_STEPS:  # m, the second field
-        m = np.float16(_MIN_IN_STEPS[qtype] * float(scale))
-        raw[:, :, 2:4] = np.frombuffer(m.tobytes(), dtype=np.uint8)
+    for i, offset in enumerate(F16_FIELDS[qtype]):  # d (then dmin or m): sane, never NaN
+        value = np.float16(_SECOND_FIELD_IN_STEPS.get(qtype, 1.0) * float(scale)) if i else scale
+        raw[:, :, offset : offset + 2] = np.frombuffer(value.tobytes(), dtype=np.uint8)
     return raw.reshape(rows, -1), t
 
 

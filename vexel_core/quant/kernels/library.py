@@ -274,7 +274,7 @@ def gemm_cta_rows(m: int) -> int:
 # x's dtypes that ``gemm_packed`` and ``gemm_blocks`` take: the tensor cores' operand types
 MMA_DTYPES = (mx.bfloat16, mx.float16)
 # Activation rows that `gguf_matmul` sends to `gemm_packed` where ``gemv_int8`` does not take
-# them first (`INT8_ROWS`: two rows of a large weight); above, the matrix dequantized for MLX's
+# them first (`INT8_ROWS`: two rows of any weight); above, the matrix dequantized for MLX's
 # matmul (session 39's first version of this kernel lost to it at 64 rows; the swapped one is
 # not timed there). Session 40, call C
 # (benchmarks/gemm_packed.py, CUPTI, the H200, median of three passes, default tiling against
