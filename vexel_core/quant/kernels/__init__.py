@@ -6,7 +6,7 @@ Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K:
 
 * few activation rows (decode): a matrix-vector kernel that reads the blocks once
   (`KernelLibrary.gemv`); on CUDA one to four rows of every format but Q2_K and Q3_K
-  (`INT8_ROWS`, by format and weight size) rounds x to int8 and multiplies by ``dp4a``
+  (`INT8_ROWS`, by format and weight size) are rounded to int8 and multiplied by ``dp4a``
   (``gemv_int8``, as llama.cpp's mmvq does), `gguf_gated`
   returns ``act(g) * u`` of a fused gate/up weight from the same kernel, `gguf_add_norm`
   the residual add and the RMS norm after the product (a pre-norm block's), and
