@@ -18,11 +18,11 @@ What the table rests on (notes/gpu-kernels.md): on the H200 every format's kerne
 their GPU tests (products at 1, 3, 8 and 33 activation rows on poisoned outputs, dequantization
 bit for bit), and in the same run MLX's affine path failed to launch for Q2_K, Q3_K and Q6_K
 (``cuGraphAddKernelNode ... invalid argument``), so CUDA sends every format and row count to
-the kernels. Timed there at 14336x4096 with bf16 activations, by Nsight Compute: one row of
-Q4_0 takes 16.8 us in ``gemv_int8`` (24.6 us in the float kernel) against 66 us in MLX's
-affine ``quantized_matmul``, and 512 rows 128 us as dequantize + matmul; benchmarks/kernels.py
-timed the affine path at 2.6 ms for those 512 rows. Metal keeps the affine path: its kernels
-were never compiled.
+the kernels. Timed there at 14336x4096 with bf16 activations (the README's kernel paragraph
+has the figures): one row of Q4_0 takes 12.5 us in ``gemv_int8`` (Nsight Compute) where MLX's
+affine ``quantized_matmul`` takes several times that, and 512 rows of every format take 1.06-1.34x
+MLX's bf16 matmul where the affine path takes 6-26x it (benchmarks/kernels.py, session 39).
+Metal keeps the affine path: its kernels were never compiled.
 """
 
 from __future__ import annotations
