@@ -20,7 +20,7 @@ bit for bit), and in the same run MLX's affine path failed to launch for Q2_K, Q
 (``cuGraphAddKernelNode ... invalid argument``), so CUDA sends every format and row count to
 the kernels. Timed there at 14336x4096 with bf16 activations (the README's kernel paragraph
 has the figures): one row of Q4_0 takes 12.5 us in ``gemv_int8`` (Nsight Compute) where MLX's
-affine ``quantized_matmul`` takes several times that, and 512 rows of every format take 1.06-1.34x
+affine ``quantized_matmul`` takes several times that, and 512 rows of every format take 1.04-1.34x
 MLX's bf16 matmul where the affine path takes 6-26x it (benchmarks/kernels.py, session 39).
 Metal keeps the affine path: its kernels were never compiled.
 """
