@@ -2,7 +2,8 @@
 finish sooner after that input appears? (GPU machine; an experiment for the decode step's
 600 tok/s goal, not a part of the engine.)
 
-    python benchmarks/staged_weights.py [--layers 48] [--rounds 2]
+    python benchmarks/staged_weights.py [--layers 48] [--rounds 2] [--spin 10]
+        [--shapes "output 4096x4096,q/k/v 6144x4096"] [--arms spin,norm,stream]
 
 One request's layer has three latency-bound launches (q/k/v 7 us, paged decode ~11, output +
 AddNorm 9; their bytes ~4, <1 and ~2.5 us) and every fusion tried so far kept each phase's
@@ -12,18 +13,27 @@ each), and the paged decode leaves DRAM idle for ~10 us: a launch whose product 
 rows in while the attention runs would be left, once the attention's output appears, with the
 rounding of x, ~0.3 us of shared-memory reads and the reductions.
 
-Each layer here is a stand-in for the paged decode (8 CTAs spinning ``--spin`` us, then writing
-x; benchmarks/staged_weights.cu) and the output product of x (4096x4096 packed Q4_0, one bf16
-row), chained (x of a layer is the last one's output) over weight copies that never sit in L2
-together. Arms:
-* ``apart, engine``: l2_prefetch.cu's stand-in launch, then the engine's ``gemv_int8``;
-* ``apart, probe``: the stand-in launch, then the probe's product as a launch of its own;
-* ``one launch, staged``: producers and product CTAs in one launch, rows staged before the wait;
-* ``one launch, after``: the same, rows loaded only after the wait (the fusions tried so far).
-Prints per arm the layer's time (the chain's span by CUPTI over its layers: launch gaps
-included, as in the engine's graph) and, for the one-launch arms, the probe's own timers from
-the producers' release: x seen (median CTA), the last CTA's end. First it checks the probe's
-output against the engine's product on one input.
+Each layer here is a stand-in and a product of one bf16 row by a packed Q4_0 weight (the
+output's or q/k/v's shape; benchmarks/staged_weights.cu), chained (the next input is this
+output) over weight copies that never sit in L2 together. Groups of arms (``--arms``):
+* ``spin``: the stand-in is the paged decode's, 8 CTAs spinning ``--spin`` us, then writing x:
+  ``apart, engine`` (l2_prefetch.cu's stand-in launch, then the engine's ``gemv_int8``), ``one
+  launch, staged`` (stand-in and product CTAs in one launch, rows staged before the wait; ``xt
+  1``: x rounded by one thread a block instead of two), ``one launch, after`` (rows loaded only
+  after the wait, as the fusions tried so far);
+* ``norm``: the same with the AddNorm epilogue (output shape only), and ``apart, probe + norm``
+  (the probe's product as a launch of its own, beside the engine's);
+* ``stream``: the stand-in is the feed-forward's down phase (every CTA reads its share of 33 MB
+  and all wait for all), the rows staged during it, after it, or loaded after the count.
+Prints per arm the layer's time (its kernels' span by CUPTI: launch gaps included, as in the
+engine's graph) and, for the one-launch arms, the probe's own timers from the release (the
+last producer's, or the stream's last count): x seen, x rounded, rows summed (CTAs' medians),
+the last CTA's end. First it checks the probe's output against the engine's on one input.
+
+Session 51 (H200, notes/gpu-kernels.md): one launch with the rows staged 2.6-3.4 us shorter
+than two (the output product, with and without its AddNorm, and q/k/v); with the rows loaded
+after the wait, 0.4-1.2 us longer. With the engine's own paged decode in place of the stand-in
+the gain vanished (benchmarks/staged_attention.py): the staging lengthens its round trips.
 """
 
 from __future__ import annotations
