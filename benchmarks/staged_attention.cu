@@ -12,7 +12,8 @@
 // (gemv_int8's AddNorm rounding) and zeroes both counts for the next launch. T is bfloat16.
 // STAGE 0: the rows are copied only after the wait (the attention runs alone); DELAY: ns a
 // product CTA waits from its start before it copies them (the attention's first round trips
-// alone). SLEEP: ns a
+// alone); PACE: ns between a CTA's rounds of copies (16 bytes a thread each; 0: all at once).
+// SLEEP: ns a
 // product CTA sleeps between polls of the count (0: none). times [CTAs, 4], the GPU's global
 // timer: an attention CTA's start and end; a product CTA's start, x seen, rows landed, end.
 using staged::K, staged::ROW_BYTES, staged::SUPERS;  // staged_common.cuh
@@ -52,7 +53,13 @@ const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 
 const uint8_t* src = w + size_t(first) * ROW_BYTES;
 auto stage = [&]() {
-  for (int o = tid * 16; o < count * ROW_BYTES; o += THREADS * 16) {
+  const unsigned long long begun = staged::now();
+  int round = 0;
+  for (int o = tid * 16; o < count * ROW_BYTES; o += THREADS * 16, ++round) {
+    if (PACE > 0) {  // a round of copies every PACE ns: the attention's loads queue behind less
+      while (staged::now() - begun < (unsigned long long)round * PACE) {
+      }
+    }
     const unsigned dst = unsigned(__cvta_generic_to_shared(rows + o));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src + o) : "memory");
   }

@@ -71,8 +71,8 @@ def fused_scratch(products: int) -> mx.array:
 
 
 def fused(q: mx.array, pool: tuple[mx.array, ...], w: mx.array, resid: mx.array,
-          nw: mx.array, ctx: int, stage: bool = True, sleep_ns: int = 0,
-          delay_ns: int = 0) -> tuple[mx.array, mx.array, mx.array, mx.array]:
+          nw: mx.array, ctx: int, stage: bool = True, sleep_ns: int = 0, delay_ns: int = 0,
+          pace_ns: int = 0) -> tuple[mx.array, mx.array, mx.array, mx.array]:
     """(attention output, h, normed, timers) of one layer in one launch."""
     k_pool, v_pool, tables, ctx_lens = pool
     warps, splits = attention.launch_shape(1, HKV, ctx, D, HQ // HKV, q.dtype)
@@ -89,7 +89,7 @@ def fused(q: mx.array, pool: tuple[mx.array, ...], w: mx.array, resid: mx.array,
                 attention._counters(HKV), after, k_new, v_new, new_slots, w, resid, nw,
                 float_constant(EPS), fused_scratch(products)],
         template=[*plan.template, ("ATTN", attn), ("STAGE", stage), ("SLEEP", sleep_ns),
-                  ("DELAY", delay_ns)],
+                  ("DELAY", delay_ns), ("PACE", pace_ns)],
         grid=(ctas * warps * 32, 1, 1), threadgroup=(warps * 32, 1, 1),
         output_shapes=[*plan.output_shapes, (1, N), (1, N), (ctas, 4)],
         output_dtypes=[*plan.output_dtypes, q.dtype, q.dtype, mx.uint64])
@@ -138,18 +138,24 @@ def check(pool: tuple[mx.array, ...], w: mx.array, nw: mx.array, ctx: int) -> No
           f"{'ok' if ok else 'MISMATCH'}", flush=True)
 
 
-# (label, one launch, rows staged before the wait, ns slept between polls, ns before staging)
-ARMS = [("two launches (engine)", False, True, 0, 0), ("one launch, rows staged", True, True, 0, 0),
-        ("one launch, rows after", True, False, 0, 0),
-        ("one launch, staged, polls 200 ns apart", True, True, 200, 0),
-        ("one launch, staged from 2 us", True, True, 0, 2000),
-        ("one launch, staged from 4 us", True, True, 0, 4000)]
+# (label, one launch, rows staged before the wait, ns slept between polls, ns before staging,
+# ns between a CTA's rounds of copies)
+Arm = tuple[str, bool, bool, int, int, int]
+ARMS: list[Arm] = [
+    ("two launches (engine)", False, True, 0, 0, 0),
+    ("one launch, rows staged", True, True, 0, 0, 0),
+    ("one launch, rows after", True, False, 0, 0, 0),
+    ("one launch, staged, polls 200 ns apart", True, True, 200, 0, 0),
+    ("one launch, staged from 2 us", True, True, 0, 2000, 0),
+    ("one launch, staged from 4 us", True, True, 0, 4000, 0),
+    ("one launch, staged, rounds 250 ns apart", True, True, 0, 0, 250),
+    ("one launch, staged, rounds 500 ns apart", True, True, 0, 0, 500)]
 
 
-def time_arm(arm: tuple[str, bool, bool, int, int], pools: list[tuple[mx.array, ...]],
+def time_arm(arm: Arm, pools: list[tuple[mx.array, ...]],
              weights: list[mx.array], nw: mx.array, ctx: int, layers: int,
              scratch: mx.array) -> str:
-    _, one_launch, stage, sleep_ns, delay_ns = arm
+    _, one_launch, stage, sleep_ns, delay_ns, pace_ns = arm
     q = mx.random.normal((1, HQ, D)).astype(mx.bfloat16)
     resid = mx.random.normal((1, N)).astype(mx.bfloat16)
     timers: list[mx.array] = []
@@ -160,7 +166,8 @@ def time_arm(arm: tuple[str, bool, bool, int, int], pools: list[tuple[mx.array, 
         for i in range(n):
             pool, w = pools[i % len(pools)], weights[i % len(weights)]
             if one_launch:
-                _, h, normed, t = fused(q, pool, w, resid, nw, ctx, stage, sleep_ns, delay_ns)
+                _, h, normed, t = fused(q, pool, w, resid, nw, ctx, stage, sleep_ns, delay_ns,
+                                      pace_ns)
                 timers.append(t)
             else:
                 _, h, normed = apart(q, pool, w, resid, nw, ctx, scratch)
@@ -199,6 +206,8 @@ def main() -> None:
     ap.add_argument("--layers", type=int, default=48, help="layers timed per arm and round")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--contexts", default="128,256,384")
+    ap.add_argument("--arms", default="", help="the arms to run, by their places in ARMS "
+                    "(default: all), e.g. 0,1,6,7")
     a = ap.parse_args()
     if not on_cuda():
         sys.exit("staged_attention.py needs MLX's CUDA backend")
@@ -215,7 +224,7 @@ def main() -> None:
               f"product in {SMS - HKV * splits}", flush=True)
         check(pools[0], w, nw, ctx)
         for _ in range(a.rounds):
-            for arm in ARMS:
+            for arm in [ARMS[int(i)] for i in a.arms.split(",")] if a.arms else ARMS:
                 print(f"  {arm[0]:38s} {time_arm(arm, pools, weights, nw, ctx, a.layers, scratch)}",
                       flush=True)
 
