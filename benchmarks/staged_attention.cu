@@ -16,7 +16,7 @@
 // SLEEP: ns a
 // product CTA sleeps between polls of the count (0: none). times [CTAs, 4], the GPU's global
 // timer: an attention CTA's start and end; a product CTA's start, x seen, rows landed, end.
-using staged::K, staged::ROW_BYTES, staged::SUPERS;  // staged_common.cuh
+using staged::K, staged::ROW_BYTES;  // staged_common.cuh
 constexpr int THREADS = WARPS * 32;
 uint32_t* sc = const_cast<uint32_t*>(scratch);
 
@@ -94,14 +94,7 @@ staged::XLane xl;
 xl.load(xq, xd, xs, lane);
 float ss = 0.0f;
 for (int r = warp; r < count; r += WARPS) {
-  const uint8_t* row = rows + r * ROW_BYTES;
-  float a = 0.0f;
-#pragma unroll
-  for (int u = 0; u < SUPERS; ++u) {
-    a += staged::dot_block(*reinterpret_cast<const uint4*>(row + u * 576 + 16 * lane),
-                           *reinterpret_cast<const __half*>(row + u * 576 + 512 + 2 * lane), xl, u);
-  }
-  a = staged::warp_sum(a);
+  const float a = staged::row_dot(rows + r * ROW_BYTES, xl, lane);
   // h as the product's output, then the add, would round it
   const float hv = float(T(s_resid[r] + float(T(a))));
   if (lane == 0) h[first + r] = T(hv);

@@ -90,6 +90,17 @@ __device__ __forceinline__ float warp_sum(float v) {
   return v;
 }
 
+// One packed Q4_0 row (in shared memory) dotted with x by a warp: the sum, in every lane.
+__device__ __forceinline__ float row_dot(const uint8_t* row, const XLane& x, int lane) {
+  float a = 0.0f;
+#pragma unroll
+  for (int u = 0; u < SUPERS; ++u) {
+    a += dot_block(*reinterpret_cast<const uint4*>(row + u * 576 + 16 * lane),
+                   *reinterpret_cast<const __half*>(row + u * 576 + 512 + 2 * lane), x, u);
+  }
+  return warp_sum(a);
+}
+
 __device__ __forceinline__ unsigned long long now() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));

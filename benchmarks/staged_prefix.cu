@@ -38,14 +38,7 @@ staged::XLane xl;
 xl.load(xq, xd, xs, lane);
 // A staged row from shared memory, its sum stored
 auto staged_row = [&](int r) {
-  const uint8_t* row = rows + r * ROW_BYTES;
-  float a = 0.0f;
-#pragma unroll
-  for (int u = 0; u < SUPERS; ++u) {
-    a += staged::dot_block(*reinterpret_cast<const uint4*>(row + u * 576 + 16 * lane),
-                           *reinterpret_cast<const __half*>(row + u * 576 + 512 + 2 * lane), xl, u);
-  }
-  a = staged::warp_sum(a);
+  const float a = staged::row_dot(rows + r * ROW_BYTES, xl, lane);
   if (lane == 0) out[first + r] = __float2bfloat16(a);
 };
 int next_staged = warp;  // INTERLEAVE: two staged rows a round, while the round's loads fly

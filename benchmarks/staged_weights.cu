@@ -25,7 +25,7 @@
 // [32] producers ready, summed over launches. times: the GPU's global timer per CTA (start,
 // weights staged, x seen, x rounded, rows summed, end; a producer's second entry is its
 // release; the seventh: when the CTA counted itself after its stream, MODE 2 and 3).
-using staged::K, staged::ROW_BYTES, staged::SUPERS;  // staged_common.cuh, the header
+using staged::K, staged::ROW_BYTES;  // staged_common.cuh, the header
 constexpr int T = 7;  // timers a CTA
 constexpr int WARPS = 8;
 constexpr int ROWS_A_WARP = ROWS / WARPS;
@@ -155,14 +155,7 @@ xl.load(xq, xd, xs, lane);
 float acc[ROWS_A_WARP];
 #pragma unroll
 for (int r = 0; r < ROWS_A_WARP; ++r) {
-  const uint8_t* row = rows + (warp * ROWS_A_WARP + r) * ROW_BYTES;
-  float a = 0.0f;
-#pragma unroll
-  for (int u = 0; u < SUPERS; ++u) {
-    a += staged::dot_block(*reinterpret_cast<const uint4*>(row + u * 576 + 16 * lane),
-                           *reinterpret_cast<const __half*>(row + u * 576 + 512 + 2 * lane), xl, u);
-  }
-  acc[r] = staged::warp_sum(a);
+  acc[r] = staged::row_dot(rows + (warp * ROWS_A_WARP + r) * ROW_BYTES, xl, lane);
 }
 asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t_summed));
 if (!NORM) {
