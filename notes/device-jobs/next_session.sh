@@ -14,32 +14,36 @@
 # An arm run with PYTHONPATH=<tree> must keep the devkit's site: PYTHONPATH=<tree>:$PYTHONPATH
 # (session 45's first s45_a.sh run lost its engine arms to it).
 #
-# Written at the end of session 50. Main then: as session 48 left it (gemv_int8 takes one row
-# of every format but Q2_K/Q3_K, a few rows by `INT8_ROWS`), plus two tests fixed for CUDA.
-# One Q4_0 request 451.5 tok/s beside llama.cpp's 344.10 and mlx-lm's 122.4 (session 50, call
-# 3); step interval 2.07 ms where the GPU paces it, 1.67 ms needed for the 600 tok/s goal, the
-# only acceptance item not met. Session 50 ran A and B of session 48's list (s49_1.sh), an A/B
-# against session 39's tree (no regression), the three engines, and the whole suite on the H200
-# (its three real failures fixed and rerun). 1,776 of 1,800 s spent.
+# Written at the end of session 51. Main then: session 50's engine (one Q4_0 request 451.5
+# tok/s beside llama.cpp's 344.10 and mlx-lm's 122.4, step interval 2.07 ms where the GPU paces
+# it; 1.67 ms needed for the 600 tok/s goal, the only acceptance item not met), plus the paged
+# decode taking its CTA index and count as parameters (GPU tests passed) and three probes of
+# weights staged in shared memory (benchmarks/staged_*.py; gpu-kernels.md, session 51). Session
+# 51 spent 1,548 of 1,800 s in twelve calls; the last was refused for too little time left.
 #
-# A: the 600 tok/s goal. Each kernel of a layer is within 1-8 us of its bytes and every lever
-#    left is latency inside a launch (closing notes s38, s39, s50). What could still move it,
-#    largest first, each a multi-session piece of work to prototype on the CPU emulation first
-#    (tests/kernel_emulation) and time in one GPU call:
-#    - the q/k/v product and the paged decode in one launch: the 8 attention CTAs last in the
-#      grid, each waiting on its KV head's 768 rows (a count a head, the taking scheme of
-#      session 36), loading its old key and value rows while it waits (they do not depend on
-#      the step). Estimated 3-5 us a layer of the 18 the two take now; session 37's
-#      feed-forward + next q/k/v fusion estimated 4 and lost 0.5-1 in the engine, so time the
-#      phase's parts (ff_phases.py's way) before building the whole.
-#    - a persistent whole-layer kernel (session 22's four phases measured slower).
-# B: gemv_rows.py's first-measurement effect (21.4 us for Q4_0 2 rows of 6144x4096 in one pass
-#    against 11.7-11.8 in the others; Q6_K's 27.0 in session 46): not the first shape of its
-#    process, so not only the clocks' ramp; a warm-up over every row count before each shape,
-#    then the small shapes again.
-# C: the shipped model's tests on the GPU (left out of every whole-suite run since session 34
-#    for the carry's 64 MiB): carry .devkit/extra without the wheels on a machine that already
-#    has them, or the wheels without extra for those two modules alone.
+# A: s51_l.sh first (~60 s): the staged probes as committed (their row dot moved into
+#    staged_common.cuh after the runs; compiled with nvcc 13 here, not run on the GPU since).
+# B: the 600 tok/s goal. Session 51 closed the last fusion idea in its simple form: staging a
+#    phase's weights while the paged decode runs lengthens the attention's memory round trips
+#    by 0.5-1.4 us (paced or not), which cancels the 3.5 us the product gains. What remains,
+#    each a probe first (staged_attention.py takes new arms in minutes):
+#    - the staged copies with an L2 evict-first policy (`createpolicy.fractional.L2::evict_first`
+#      and `cp.async.cg.shared.global.L2::cache_hint`), in case the slowdown is the attention's
+#      prefetched key/value rows pushed out of L2 rather than the traffic itself; and fewer
+#      CTAs staging (the 124 CTAs' copies in flight against the 8 attention CTAs' loads);
+#    - staging beside phases whose latency is not memory round trips: the q/k/v rows during the
+#      feed-forward launch's grid-wide count and norm tail (staged_weights.py --arms stream put
+#      it at -1.1 to -3.1 us with a DRAM-bound stand-in; the engine's path is session 37's
+#      ff-next-qkv.patch, which needs a rebase and the rows staged instead of loaded after the
+#      wait);
+#    - a shorter paged decode at one request (7.6-10 us in 8 CTAs: a chain of round trips;
+#      sessions 28-39 took its prologue from ~12 trips to ~2).
+#    Each is worth at most a few us a layer; 600 tok/s needs ~12.
+# C: gemv_rows.py's first-measurement effect (21.4 us for Q4_0 2 rows of 6144x4096 in one pass
+#    against 11.7-11.8 in the others): a warm-up over every row count before each shape.
+# (Session 50's C, the shipped model's tests on the GPU, ran in session 51: F1 = any call with
+# the wheels on a fresh machine, then at once F2 = s51_f.sh carrying [".devkit/setup.sh",
+# ".devkit/extra"] with only notes/bench out of the tree: 3 + 15 passed.)
 # Setup trap (session 25): setup.sh installs .devkit/wheels once per machine; wheels added
 # later never reach a warm machine. Start a call that needs a newly added wheel with
 # `source .devkit/setup.sh && bash notes/device-jobs/devkit_sync.sh && ...`

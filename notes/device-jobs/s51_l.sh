@@ -1,6 +1,7 @@
-# Prepared in session 51, not run (its device time was spent): the three staged probes as committed (the row dot moved into
-# staged_common.cuh after calls A-K), each briefly: that they compile, pass their checks and
-# give call A-K's figures. Carry [".devkit/wheels", ".devkit/setup.sh"] after `tree_slim.sh out`.
+# Prepared in session 51, not run (its device time was spent): the three staged probes as
+# committed (the row dot moved into staged_common.cuh after calls A-K), each briefly: that they
+# compile, pass their checks and give calls A-K's figures. Carry [".devkit/wheels",
+# ".devkit/setup.sh"] after `tree_slim.sh out`.
 #   source .devkit/setup.sh && bash notes/device-jobs/s51_l.sh > $OUT/log.txt 2>&1
 : "${OUT:?set OUT to the output folder}"
 timeout 80 python3 benchmarks/staged_weights.py --rounds 1 --layers 16 --arms spin \
