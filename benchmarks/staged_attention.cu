@@ -12,7 +12,8 @@
 // (gemv_int8's AddNorm rounding) and zeroes both counts for the next launch. T is bfloat16.
 // STAGE 0: the rows are copied only after the wait (the attention runs alone); DELAY: ns a
 // product CTA waits from its start before it copies them (the attention's first round trips
-// alone); PACE: ns between a CTA's rounds of copies (16 bytes a thread each; 0: all at once).
+// alone); PACE: ns between a CTA's rounds of copies (16 bytes a thread each; 0: all at once);
+// EVICT: the copies marked evict-first in L2 (the attention's prefetched rows stay).
 // SLEEP: ns a
 // product CTA sleeps between polls of the count (0: none). times [CTAs, 4], the GPU's global
 // timer: an attention CTA's start and end; a product CTA's start, x seen, rows landed, end.
@@ -54,6 +55,8 @@ const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 const uint8_t* src = w + size_t(first) * ROW_BYTES;
 auto stage = [&]() {
   const unsigned long long begun = staged::now();
+  uint64_t policy = 0;
+  if (EVICT) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
   int round = 0;
   for (int o = tid * 16; o < count * ROW_BYTES; o += THREADS * 16, ++round) {
     if (PACE > 0) {  // a round of copies every PACE ns: the attention's loads queue behind less
@@ -61,7 +64,12 @@ auto stage = [&]() {
       }
     }
     const unsigned dst = unsigned(__cvta_generic_to_shared(rows + o));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src + o) : "memory");
+    if (EVICT) {
+      asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;"
+                   ::"r"(dst), "l"(src + o), "l"(policy) : "memory");
+    } else {
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src + o) : "memory");
+    }
   }
   asm volatile("cp.async.commit_group;" ::: "memory");
 };

@@ -15,6 +15,11 @@ output, its residual this one's h. First a check of one layer against the engine
 normed within a few bf16 steps (the products add the same integers in another order). Then per
 context, the arms alternated: the median layer by CUPTI (first kernel's start to last one's
 end: the gap between the engine's two launches included, as in its step).
+
+Session 51 (H200, calls G-K; notes/gpu-kernels.md): at 128 tokens the staged launch is level
+with the engine's two (16.3-17.3 against 16.4-16.5 us a layer), 0.9-1.5 us slower at 256-384:
+the staging lengthens the attention by 0.5-1.4 us whether begun late or paced, and the product
+gains 3.5. The evict-first arm (ARMS[8]) was written after the device time was spent: not run.
 """
 
 from __future__ import annotations
@@ -72,7 +77,7 @@ def fused_scratch(products: int) -> mx.array:
 
 def fused(q: mx.array, pool: tuple[mx.array, ...], w: mx.array, resid: mx.array,
           nw: mx.array, ctx: int, stage: bool = True, sleep_ns: int = 0, delay_ns: int = 0,
-          pace_ns: int = 0) -> tuple[mx.array, mx.array, mx.array, mx.array]:
+          pace_ns: int = 0, evict: bool = False) -> tuple[mx.array, ...]:
     """(attention output, h, normed, timers) of one layer in one launch."""
     k_pool, v_pool, tables, ctx_lens = pool
     warps, splits = attention.launch_shape(1, HKV, ctx, D, HQ // HKV, q.dtype)
@@ -89,7 +94,7 @@ def fused(q: mx.array, pool: tuple[mx.array, ...], w: mx.array, resid: mx.array,
                 attention._counters(HKV), after, k_new, v_new, new_slots, w, resid, nw,
                 float_constant(EPS), fused_scratch(products)],
         template=[*plan.template, ("ATTN", attn), ("STAGE", stage), ("SLEEP", sleep_ns),
-                  ("DELAY", delay_ns), ("PACE", pace_ns)],
+                  ("DELAY", delay_ns), ("PACE", pace_ns), ("EVICT", evict)],
         grid=(ctas * warps * 32, 1, 1), threadgroup=(warps * 32, 1, 1),
         output_shapes=[*plan.output_shapes, (1, N), (1, N), (ctas, 4)],
         output_dtypes=[*plan.output_dtypes, q.dtype, q.dtype, mx.uint64])
@@ -139,23 +144,24 @@ def check(pool: tuple[mx.array, ...], w: mx.array, nw: mx.array, ctx: int) -> No
 
 
 # (label, one launch, rows staged before the wait, ns slept between polls, ns before staging,
-# ns between a CTA's rounds of copies)
-Arm = tuple[str, bool, bool, int, int, int]
+# ns between a CTA's rounds of copies, copies evict-first in L2)
+Arm = tuple[str, bool, bool, int, int, int, bool]
 ARMS: list[Arm] = [
-    ("two launches (engine)", False, True, 0, 0, 0),
-    ("one launch, rows staged", True, True, 0, 0, 0),
-    ("one launch, rows after", True, False, 0, 0, 0),
-    ("one launch, staged, polls 200 ns apart", True, True, 200, 0, 0),
-    ("one launch, staged from 2 us", True, True, 0, 2000, 0),
-    ("one launch, staged from 4 us", True, True, 0, 4000, 0),
-    ("one launch, staged, rounds 250 ns apart", True, True, 0, 0, 250),
-    ("one launch, staged, rounds 500 ns apart", True, True, 0, 0, 500)]
+    ("two launches (engine)", False, True, 0, 0, 0, False),
+    ("one launch, rows staged", True, True, 0, 0, 0, False),
+    ("one launch, rows after", True, False, 0, 0, 0, False),
+    ("one launch, staged, polls 200 ns apart", True, True, 200, 0, 0, False),
+    ("one launch, staged from 2 us", True, True, 0, 2000, 0, False),
+    ("one launch, staged from 4 us", True, True, 0, 4000, 0, False),
+    ("one launch, staged, rounds 250 ns apart", True, True, 0, 0, 250, False),
+    ("one launch, staged, rounds 500 ns apart", True, True, 0, 0, 500, False),
+    ("one launch, staged evict-first", True, True, 0, 0, 0, True)]
 
 
 def time_arm(arm: Arm, pools: list[tuple[mx.array, ...]],
              weights: list[mx.array], nw: mx.array, ctx: int, layers: int,
              scratch: mx.array) -> str:
-    _, one_launch, stage, sleep_ns, delay_ns, pace_ns = arm
+    _, one_launch, stage, sleep_ns, delay_ns, pace_ns, evict = arm
     q = mx.random.normal((1, HQ, D)).astype(mx.bfloat16)
     resid = mx.random.normal((1, N)).astype(mx.bfloat16)
     timers: list[mx.array] = []
@@ -167,7 +173,7 @@ def time_arm(arm: Arm, pools: list[tuple[mx.array, ...]],
             pool, w = pools[i % len(pools)], weights[i % len(weights)]
             if one_launch:
                 _, h, normed, t = fused(q, pool, w, resid, nw, ctx, stage, sleep_ns, delay_ns,
-                                      pace_ns)
+                                      pace_ns, evict)
                 timers.append(t)
             else:
                 _, h, normed = apart(q, pool, w, resid, nw, ctx, scratch)

@@ -27,10 +27,10 @@
 #    phase's weights while the paged decode runs lengthens the attention's memory round trips
 #    by 0.5-1.4 us (paced or not), which cancels the 3.5 us the product gains. What remains,
 #    each a probe first (staged_attention.py takes new arms in minutes):
-#    - the staged copies with an L2 evict-first policy (`createpolicy.fractional.L2::evict_first`
-#      and `cp.async.cg.shared.global.L2::cache_hint`), in case the slowdown is the attention's
-#      prefetched key/value rows pushed out of L2 rather than the traffic itself; and fewer
-#      CTAs staging (the 124 CTAs' copies in flight against the 8 attention CTAs' loads);
+#    - the staged copies with an L2 evict-first policy, in case the slowdown is the attention's
+#      prefetched key/value rows pushed out of L2 rather than the traffic itself: written and
+#      compiled, not run (`staged_attention.py --contexts 128,256 --arms 0,1,8`, ~40 s); and
+#      fewer CTAs staging (the 124 CTAs' copies in flight against the 8 attention CTAs' loads);
 #    - staging beside phases whose latency is not memory round trips: the q/k/v rows during the
 #      feed-forward launch's grid-wide count and norm tail (staged_weights.py --arms stream put
 #      it at -1.1 to -3.1 us with a DRAM-bound stand-in; the engine's path is session 37's
