@@ -13,9 +13,8 @@
 // STAGE 0: the rows are copied only after the wait (the attention runs alone); DELAY: ns a
 // product CTA waits from its start before it copies them (the attention's first round trips
 // alone); PACE: ns between a CTA's rounds of copies (16 bytes a thread each; 0: all at once);
-// EVICT: the copies marked evict-first in L2 (the attention's prefetched rows stay).
-// SLEEP: ns a
-// product CTA sleeps between polls of the count (0: none). times [CTAs, 4], the GPU's global
+// EVICT: the copies marked evict-first in L2 (the attention's prefetched rows stay); SLEEP: ns
+// a product CTA sleeps between polls of the count (0: none). times [CTAs, 4], the GPU's global
 // timer: an attention CTA's start and end; a product CTA's start, x seen, rows landed, end.
 using staged::K, staged::ROW_BYTES;  // staged_common.cuh
 constexpr int THREADS = WARPS * 32;
@@ -124,7 +123,7 @@ if (tid == 0) {
 __syncthreads();
 if (!last) return;
 __threadfence();
-float s = 0.0f;  // every CTA's sum in CTA order
+float s = 0.0f;  // every CTA's sum, in an order fixed by the grid (the same every launch)
 for (int c = lane; c < products; c += 32) s += __ldcg(reinterpret_cast<const float*>(sc + 2) + c);
 s = staged::warp_sum(s);
 const float inv = rsqrtf(s / float(n) + eps[0]);

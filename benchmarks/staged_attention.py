@@ -8,13 +8,13 @@ benchmarks/staged_weights.py measured the idea with a stand-in for the attention
 spinning): one launch 3.0-3.4 us shorter than two. Here the attention is the engine's own
 (`vxa::paged_decode`, told its CTA count: staged_attention.cu), Llama-3-8B's shapes (32 query
 heads of 128 over 8 KV heads, bf16, blocks of 16 tokens, one sequence), the output weight
-packed Q4_0 4096x4096, the norm's eps 1e-5. Each layer reads its own pools and its own weight
-copy (never in L2 together); the chain is the engine's: the next layer's q is this one's normed
-output, its residual this one's h. First a check of one layer against the engine's launches
-(`kernels.paged_decode`, then `gemv_add_norm`): the attention's output the same bits, h and
-normed within a few bf16 steps (the products add the same integers in another order). Then per
-context, the arms alternated: the median layer by CUPTI (first kernel's start to last one's
-end: the gap between the engine's two launches included, as in its step).
+packed Q4_0 4096x4096, the norm's eps 1e-5. The layers cycle through 8 pools and through
+weight copies that never sit in L2 together; the chain is the engine's: the next layer's q is
+this one's normed output, its residual this one's h. First a check of one layer against the
+engine's launches (`kernels.paged_decode`, then `gemv_add_norm`): the attention's output the
+same bits, h and normed within a few bf16 steps (the products add the same integers in another
+order). Then per context, the arms alternated: the median layer by CUPTI (first kernel's start
+to last one's end: the gap between the engine's two launches included, as in its step).
 
 Session 51 (H200, calls G-K; notes/gpu-kernels.md): at 128 tokens the staged launch is level
 with the engine's two (16.3-17.3 against 16.4-16.5 us a layer), 0.9-1.5 us slower at 256-384:
