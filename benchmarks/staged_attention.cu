@@ -2,7 +2,8 @@
 // and the output product with its AddNorm epilogue in one launch, the output rows staged in
 // shared memory while the attention runs (staged_weights.py measured the idea on a stand-in).
 //
-// CTAs 0 .. ATTN-1 run the engine's paged decode (vxa::paged_decode, told its CTA count), then
+// CTAs 0 .. ATTN-1 run the engine's paged decode (vxa::paged_decode, told its CTA count by the
+// header's VXA_CTAS, which staged_attention.py defines as ATTN before the kernel's headers), then
 // count themselves in scratch[0] (a release). The others each own a run of consecutive rows of
 // the packed Q4_0 output weight w [N, K / 32 * 18] (K = the attention's Hq * D = 4096): they
 // copy the run into shared memory first, wait for every attention CTA, round the attention's
@@ -26,7 +27,7 @@ if (int(blockIdx.x) < ATTN) {
       q, q_shape, q_strides, k_pool, k_pool_shape, v_pool, tables, tables_shape,
       tables_strides, ctx_lens, ctx_lens_strides, fparams, iparams, rope_freqs,
       rope_freqs_shape, counters, after, k_new, k_new_strides, v_new, v_new_strides, new_slots,
-      new_slots_strides, out, part, done, blockIdx.x, ATTN);
+      new_slots_strides, out, part, done);
   __syncthreads();  // every thread's part of out written (a span's merge included)
   if (threadIdx.x == 0) {
     times[blockIdx.x * 4] = t0;

@@ -6,9 +6,10 @@ machine; an experiment for the decode step's 600 tok/s goal, not a part of the e
 
 benchmarks/staged_weights.py measured the idea with a stand-in for the attention (8 CTAs
 spinning): one launch 3.0-3.4 us shorter than two. Here the attention is the engine's own
-(`vxa::paged_decode`, told its CTA count: staged_attention.cu), Llama-3-8B's shapes (32 query
-heads of 128 over 8 KV heads, bf16, blocks of 16 tokens, one sequence), the output weight
-packed Q4_0 4096x4096, the norm's eps 1e-5. The layers cycle through 8 pools and through
+(`vxa::paged_decode`, told its CTA count through the macro VXA_CTAS; calls G-K passed it as a
+parameter, which the engine's kernel took then), Llama-3-8B's shapes (32 query heads of 128
+over 8 KV heads, bf16, blocks of 16 tokens, one sequence), the output weight packed Q4_0
+4096x4096, the norm's eps 1e-5. The layers cycle through 8 pools and through
 weight copies that never sit in L2 together; the chain is the engine's: the next layer's q is
 this one's normed output, its residual this one's h. First a check of one layer against the
 engine's launches (`kernels.paged_decode`, then `gemv_add_norm`): the attention's output the
@@ -53,12 +54,17 @@ HERE = Path(__file__).parent
 
 
 @cache
-def fused_kernel(shared: int) -> Any:
+def fused_kernel(shared: int, attn: int) -> Any:
+    """The probe's kernel for *attn* attention CTAs: paged_decode_kernel.cuh takes its CTA count
+    from the macro VXA_CTAS (a literal here, as the grid's count is to the engine's kernel), so
+    each count is a kernel of its own name (MLX keeps compiled kernels by name)."""
     cuda = attention._HERE / "cuda"
-    header = cuda_header([cuda / f"{h}.cuh" for h in attention.HEADERS]
-                         + [HERE / "staged_common.cuh"])
+    header = (f"#define VXA_CTA blockIdx.x\n#define VXA_CTAS {attn}\n"
+              + cuda_header([cuda / f"{h}.cuh" for h in attention.HEADERS]
+                            + [HERE / "staged_common.cuh"]))
     return mx.fast.cuda_kernel(
-        "vx_staged_attention", [*attention._INPUTS, "w", "resid", "nw", "eps", "scratch"],
+        f"vx_staged_attention_{attn}",
+        [*attention._INPUTS, "w", "resid", "nw", "eps", "scratch"],
         ["out", "part", "done", "h", "normed", "times"],
         (HERE / "staged_attention.cu").read_text(),
         header, ensure_row_contiguous=False, shared_memory=shared)
@@ -89,7 +95,7 @@ def fused(q: mx.array, pool: tuple[mx.array, ...], w: mx.array, resid: mx.array,
     assert per <= 64, "staged_attention.cu keeps at most 64 rows' residuals a CTA"
     freqs, after, k_new, v_new, new_slots = attention._placeholders(q.dtype)
     ctas = attn + products
-    out, _, _, h, normed, times = fused_kernel(per * ROW_BYTES + K + 8 * (K // 32))(
+    out, _, _, h, normed, times = fused_kernel(per * ROW_BYTES + K + 8 * (K // 32), attn)(
         inputs=[q, k_pool, v_pool, tables, ctx_lens, *plan.params, freqs,
                 attention._counters(HKV), after, k_new, v_new, new_slots, w, resid, nw,
                 float_constant(EPS), fused_scratch(products)],

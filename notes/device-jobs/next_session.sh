@@ -16,13 +16,18 @@
 #
 # Written at the end of session 51. Main then: session 50's engine (one Q4_0 request 451.5
 # tok/s beside llama.cpp's 344.10 and mlx-lm's 122.4, step interval 2.07 ms where the GPU paces
-# it; 1.67 ms needed for the 600 tok/s goal, the only acceptance item not met), plus the paged
-# decode taking its CTA index and count as parameters (GPU tests passed) and three probes of
-# weights staged in shared memory (benchmarks/staged_*.py; gpu-kernels.md, session 51). Session
-# 51 spent 1,548 of 1,800 s in twelve calls; the last was refused for too little time left.
+# it; 1.67 ms needed for the 600 tok/s goal, the only acceptance item not met), the paged
+# decode's CTA index and count named by macros a probe may define (the same cubin), and three
+# probes of weights staged in shared memory (benchmarks/staged_*.py; gpu-kernels.md, session
+# 51). Session 51 spent 1,548 of 1,800 s in twelve calls; the last was refused for too little
+# time left.
 #
 # A: s51_l.sh first (~60 s): the staged probes as committed (their row dot moved into
-#    staged_common.cuh after the runs; compiled with nvcc 13 here, not run on the GPU since).
+#    staged_common.cuh after the runs, and staged_attention.cu tells the paged decode its CTA
+#    count through VXA_CTAS where calls G-K passed a parameter; compiled with nvcc 13 here, not
+#    run on the GPU since). At 384 tokens (16 warps) local nvcc gives the probe 138-140
+#    registers a thread: over the 128 a 512-thread CTA may have, so it may fail to launch there
+#    (call G's version had 118).
 # B: the 600 tok/s goal. Session 51 closed the last fusion idea in its simple form: staging a
 #    phase's weights while the paged decode runs lengthens the attention's memory round trips
 #    by 0.5-1.4 us (paced or not), which cancels the 3.5 us the product gains. What remains,

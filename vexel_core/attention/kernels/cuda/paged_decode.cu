@@ -2,5 +2,4 @@
 vxa::paged_decode<T, D, REP, BS, WARPS, PREFETCH>(
     q, q_shape, q_strides, k_pool, k_pool_shape, v_pool, tables, tables_shape, tables_strides,
     ctx_lens, ctx_lens_strides, fparams, iparams, rope_freqs, rope_freqs_shape, counters, after,
-    k_new, k_new_strides, v_new, v_new_strides, new_slots, new_slots_strides, out, part, done,
-    blockIdx.x, gridDim.x);
+    k_new, k_new_strides, v_new, v_new_strides, new_slots, new_slots_strides, out, part, done);

@@ -81,6 +81,15 @@
 
 namespace vxa {
 
+// The CTA's index and the count of CTAs that attend: the grid's, unless a kernel that hosts
+// this one among CTAs of its own defines them first (benchmarks/staged_attention.cu). Macros,
+// not parameters: passed as values, they changed ptxas's schedule (133 -> 117 registers, nvcc
+// 13, 8 warps), and the schedule of this kernel's loads is what its time is (session 51).
+#ifndef VXA_CTA
+#define VXA_CTA blockIdx.x
+#define VXA_CTAS gridDim.x
+#endif
+
 template <class T, int D, int REP, int BS, int WARPS, bool PREFETCH, class Strides, class Shape>
 __device__ __forceinline__ void paged_decode(
     const T* q, const Shape& q_shape, const Strides& q_strides, const T* k_pool,
@@ -89,8 +98,7 @@ __device__ __forceinline__ void paged_decode(
     const float* fparams, const int* iparams, const float* rope_freqs,
     const Shape& rope_freqs_shape, const unsigned* counters, const int* after, const T* k_new,
     const Strides& k_new_strides, const T* v_new, const Strides& v_new_strides,
-    const int* new_slots, const Strides& new_slots_strides, T* out, float* part, int* done,
-    int cta, int ctas) {
+    const int* new_slots, const Strides& new_slots_strides, T* out, float* part, int* done) {
   constexpr int THREADS = WARPS * 32;
   constexpr int EV = (D + 31) / 32;        // output elements per lane
   constexpr int PER = 16 / sizeof(T);      // elements per 16-byte word
@@ -111,13 +119,12 @@ __device__ __forceinline__ void paged_decode(
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int n_kv = k_pool_shape[1];
-  // The CTA's place (cta of the ctas = B x n_kv x S CTAs that attend, B = q_shape[0]: the
-  // grid's, unless another kernel's CTAs share the launch) from the shape, not from
+  // The CTA's place from the grid's shape (B x n_kv x S CTAs, B = q_shape[0]), not from
   // iparams[1]: a loaded span count held back every other load by a round trip
-  const int splits = ctas / (q_shape[0] * n_kv);
-  const int split = cta % splits;
-  const int seq = cta / splits / n_kv;
-  const int kvh = cta / splits % n_kv;
+  const int splits = VXA_CTAS / (q_shape[0] * n_kv);
+  const int split = VXA_CTA % splits;
+  const int seq = VXA_CTA / splits / n_kv;
+  const int kvh = VXA_CTA / splits % n_kv;
 
   // Round trip 1: every load that needs no loaded value, all issued before any is used. Written
   // as a chain (each load's use before the next load), the prologue was half of the kernel's
@@ -131,7 +138,7 @@ __device__ __forceinline__ void paged_decode(
   const float scale = fparams[0];
   const float softcap = fparams[1];  // 0: none
   const float rope_scale = fparams[2], attn_factor = fparams[3];
-  const int token = cta == 0 && threadIdx.x == 0 ? after[0] : 0;
+  const int token = VXA_CTA == 0 && threadIdx.x == 0 ? after[0] : 0;
   T q_raw[QN];  // converted after the fence: a conversion is a use
   #pragma unroll
   for (int j = 0; j < QN; ++j) {
@@ -257,7 +264,7 @@ __device__ __forceinline__ void paged_decode(
       }
     }
   }
-  if (writing && cta == 0 && threadIdx.x == 0) done[0] = token;
+  if (writing && VXA_CTA == 0 && threadIdx.x == 0) done[0] = token;
   __syncthreads();
 
   float m[REP], l[REP], acc[REP][EV];
