@@ -53,6 +53,13 @@ def cupti_spans(run: Callable[[], object]) -> list[Span]:
                   if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset") and "dur" in e)
 
 
+def median_group_span(spans: list[Span], per_group: int) -> float:
+    """The median time from the first start to the last end of each run of *per_group*
+    consecutive spans (a chain's layers of that many kernels each, in start order)."""
+    return statistics.median(max(e for _, e, _, _ in spans[i : i + per_group]) - spans[i][0]
+                             for i in range(0, len(spans) - per_group + 1, per_group))
+
+
 def summarize(spans: list[Span], bin_us: float, top: int) -> None:
     merged: list[list[float]] = []
     for a, b, _, _ in spans:

@@ -70,6 +70,14 @@ def random_blocks(ggml_type: GGMLQuantizationType, rows: int, cols: int) -> mx.a
     return blocks.reshape(rows, -1)
 
 
+def relative_error(got: mx.array, want: mx.array) -> float:
+    """max |got - want| / max |want|, in float32: how a probe's output is judged against the
+    engine's on the same input."""
+    want32 = want.astype(mx.float32)
+    return (float(mx.abs(got.astype(mx.float32) - want32).max().item())
+            / float(mx.abs(want32).max().item()))
+
+
 def fresh_copy(a: mx.array) -> mx.array:
     return a + mx.zeros((), a.dtype)
 

@@ -81,14 +81,7 @@ if (STAGE) {
   stage();
 }
 if (tid < count) s_resid[tid] = float(resid[first + tid]);  // in flight during the wait
-if (tid == 0) {
-  uint32_t seen;
-  int polls = 0;  // bounded: a wrong count gives wrong outputs (the check's), not a hang
-  do {
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(sc) : "memory");
-    if (SLEEP > 0 && seen < uint32_t(ATTN)) __nanosleep(SLEEP);
-  } while (seen < uint32_t(ATTN) && ++polls < (1 << 22));
-}
+if (tid == 0) staged::wait_for(sc, uint32_t(ATTN), 1 << 22, SLEEP);
 __syncthreads();
 const unsigned long long t_seen = staged::now();
 if (!STAGE) stage();

@@ -36,8 +36,8 @@ import mlx.core as mx
 from gguf import GGMLQuantizationType
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gpu_timeline import cupti_spans  # noqa: E402
-from kernels import NOT_IN_L2, fresh_copy, random_blocks  # noqa: E402
+from gpu_timeline import cupti_spans, median_group_span  # noqa: E402
+from kernels import NOT_IN_L2, fresh_copy, random_blocks, relative_error  # noqa: E402
 
 from vexel_core.attention import kernels as attention  # noqa: E402
 from vexel_core.gpu import cuda_header, float_constant, on_cuda  # noqa: E402
@@ -138,11 +138,7 @@ def check(pool: tuple[mx.array, ...], w: mx.array, nw: mx.array, ctx: int) -> No
     got = fused(q, pool, w, resid, nw, ctx)[:3]
     mx.eval(got)
     same = mx.array_equal(got[0], want[0]).item()
-    errs = []
-    for g, r in zip(got[1:], want[1:], strict=True):
-        r32 = r.astype(mx.float32)
-        errs.append(float(mx.abs(g.astype(mx.float32) - r32).max().item())
-                    / float(mx.abs(r32).max().item()))
+    errs = [relative_error(g, r) for g, r in zip(got[1:], want[1:], strict=True)]
     ok = same and max(errs) <= 2**-6
     print(f"check, {ctx} tokens: attention {'the same bits' if same else 'DIFFERS'}; max |fused - "
           f"engine| / max |engine|: h {errs[0]:.2e}, normed {errs[1]:.2e} "
@@ -190,9 +186,7 @@ def time_arm(arm: Arm, pools: list[tuple[mx.array, ...]],
     spans = [s for s in cupti_spans(lambda: run(layers))
              if any(k in s[2] for k in ("vx_paged_decode", "vx_gemv", "vx_staged_attention"))]
     n = 1 if one_launch else 2
-    layer = statistics.median(max(e for _, e, _, _ in spans[i : i + n]) - spans[i][0]
-                              for i in range(0, len(spans) - n + 1, n))
-    cells = [f"layer {layer:5.1f} us"]
+    cells = [f"layer {median_group_span(spans, n):5.1f} us"]
     if not one_launch:
         d = [b - a for a, b, name, _ in spans if "vx_paged_decode" in name]
         cells.append(f"paged decode {statistics.median(d):5.1f}")

@@ -101,6 +101,19 @@ __device__ __forceinline__ float row_dot(const uint8_t* row, const XLane& x, int
   return warp_sum(a);
 }
 
+// Polls *count* (an acquire each time) until it reaches *goal* (counts that only grow, compared
+// modulo 2^32), sleeping sleep_ns between polls if nonzero. Bounded by max_polls: a wrong count
+// gives wrong outputs (the probes' checks catch them), not a hung launch.
+__device__ __forceinline__ void wait_for(const uint32_t* count, uint32_t goal, int max_polls,
+                                         unsigned sleep_ns = 0) {
+  uint32_t seen;
+  int polls = 0;
+  do {
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(count) : "memory");
+    if (sleep_ns > 0 && int(seen - goal) < 0) __nanosleep(sleep_ns);
+  } while (int(seen - goal) < 0 && ++polls < max_polls);
+}
+
 __device__ __forceinline__ unsigned long long now() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));

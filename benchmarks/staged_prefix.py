@@ -36,7 +36,7 @@ from gguf import GGMLQuantizationType
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gpu_timeline import cupti_spans  # noqa: E402
-from kernels import NOT_IN_L2, fresh_copy, random_blocks  # noqa: E402
+from kernels import NOT_IN_L2, fresh_copy, random_blocks, relative_error  # noqa: E402
 
 from vexel_core.gpu import on_cuda  # noqa: E402
 from vexel_core.quant.kernels import library  # noqa: E402
@@ -75,11 +75,10 @@ def product(y: mx.array, w: mx.array, staged_rows: int, spin_ns: int,
 def check(w: mx.array) -> None:
     """The probe's product against the engine's on one input, as staged_weights.py checks."""
     y = (mx.random.normal((1, K)) * 0.5).astype(mx.bfloat16)
-    ref = library("cuda").gemv(y, w, Q4_0, packed=True).astype(mx.float32)
-    scale = float(mx.abs(ref).max().item())
+    ref = library("cuda").gemv(y, w, Q4_0, packed=True)
     for staged_rows, _, interleave in ARMS:
         out, _ = product(y, w, staged_rows, 1000, interleave)
-        err = float(mx.abs(out.astype(mx.float32) - ref).max().item()) / scale
+        err = relative_error(out, ref)
         print(f"check {staged_rows} rows staged, interleaved {interleave}: max |probe - engine| "
               f"/ max |engine| {err:.2e} {'ok' if err <= 2**-6 else 'MISMATCH'}", flush=True)
 

@@ -89,12 +89,7 @@ auto stream_and_count = [&]() {  // MODE 2 and 3
   if (tid == 0) {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t_arrive));
     asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(cnt + 96) : "memory");
-    const uint32_t goal = launch * gridDim.x;
-    uint32_t seen;
-    int polls = 0;
-    do {
-      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(cnt + 96) : "memory");
-    } while (int(seen - goal) < 0 && ++polls < (1 << 20));
+    staged::wait_for(cnt + 96, launch * gridDim.x, 1 << 20);
   }
   __syncthreads();
 };
@@ -110,14 +105,7 @@ if (MODE == 3) {
 auto wait_for_x = [&]() {
   if (MODE == 2) stream_and_count();
   if (MODE == 0) {
-    if (tid == 0) {
-      const uint32_t goal = launch * uint32_t(PRODUCERS);
-      uint32_t seen;
-      int polls = 0;  // bounded: a wrong count gives wrong outputs (the check's), not a hang
-      do {
-        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(cnt + 32) : "memory");
-      } while (int(seen - goal) < 0 && ++polls < (1 << 20));
-    }
+    if (tid == 0) staged::wait_for(cnt + 32, launch * uint32_t(PRODUCERS), 1 << 20);
     __syncthreads();
   }
 };
@@ -185,12 +173,7 @@ if (!NORM) {
     for (int k = 0; k < WARPS; ++k) s += ss_warp[k];
     part[cta - producers] = s;
     asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(cnt + 64) : "memory");
-    const uint32_t goal = launch * uint32_t(gridDim.x - producers);
-    uint32_t seen;
-    int polls = 0;
-    do {
-      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(cnt + 64) : "memory");
-    } while (int(seen - goal) < 0 && ++polls < (1 << 20));
+    staged::wait_for(cnt + 64, launch * uint32_t(gridDim.x - producers), 1 << 20);
   }
   __syncthreads();
   if (warp == 0) {  // every CTA's sum in CTA order: the same total in every CTA

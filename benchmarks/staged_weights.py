@@ -50,8 +50,8 @@ import mlx.core as mx
 from gguf import GGMLQuantizationType
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gpu_timeline import cupti_spans  # noqa: E402
-from kernels import NOT_IN_L2, fresh_copy, random_blocks  # noqa: E402
+from gpu_timeline import cupti_spans, median_group_span  # noqa: E402
+from kernels import NOT_IN_L2, fresh_copy, random_blocks, relative_error  # noqa: E402
 from l2_prefetch import STAND_IN as _STAND_IN  # noqa: E402
 
 from vexel_core.gpu import on_cuda  # noqa: E402
@@ -180,11 +180,7 @@ def check(op: Layer, scratch: mx.array) -> None:
             if rows == K else []):
         out, normed, _ = probe(y, resid, op, arm, 1000)
         pairs = [(out, refs[0])] if not arm.norm else [(out, refs[1]), (normed, refs[2])]
-        errs = []
-        for got, want in pairs:
-            want32 = want.astype(mx.float32)
-            scale = float(mx.abs(want32).max().item())
-            errs.append(float(mx.abs(got.astype(mx.float32) - want32).max().item()) / scale)
+        errs = [relative_error(got, want) for got, want in pairs]
         verdict = "ok" if max(errs) <= 2**-6 else "MISMATCH"
         print(f"check {arm.label}: max |probe - engine| / max |engine| "
               f"{', '.join(f'{e:.2e}' for e in errs)} {verdict}", flush=True)
@@ -216,10 +212,7 @@ def time_arm(arm: Arm, ops: list[Layer], spin_ns: int, layers: int,
              if any(k in s[2] for k in ("vx_stand_in", "vx_gemv", "vx_staged"))]
     # a layer: from its first kernel's start to its product's end (the normalizing ops between
     # layers are not counted)
-    n = 2 if arm.apart else 1  # kernels a layer
-    per_layer = [max(e for _, e, _, _ in spans[i : i + n]) - spans[i][0]
-                 for i in range(0, len(spans) - n + 1, n)]
-    cells = [f"layer {statistics.median(per_layer):5.1f} us"]
+    cells = [f"layer {median_group_span(spans, 2 if arm.apart else 1):5.1f} us"]
     for kind in ("vx_stand_in", "vx_gemv", "vx_staged"):
         d = sorted(b - a for a, b, name, _ in spans if kind in name)
         if d:
