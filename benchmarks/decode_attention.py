@@ -2,7 +2,7 @@
 
     python benchmarks/decode_attention.py [--json out.json] [--batches 1 4 16]
                                           [--contexts 128 256 512 1024 4096] [--write]
-                                          [--pool-mb MB]
+                                          [--pool-mb MB] [--warm]
 
 Llama-3-8B heads (32 query, 8 KV, D = 128), bfloat16, blocks of 16 tokens. As in a decode
 step: every layer has its own pools, the blocks of a sequence are scattered over them, and the
@@ -14,7 +14,10 @@ time is counted; its launch also costs ~6 us of host time per layer, which is no
 ``--write`` launches the kernel as a decode step does: storing each sequence's newest key and
 value rows first (`paged_decode_writing`; no run without the prefetch then). ``--pool-mb``
 makes each layer's key and value pools that large (a served model's are: 256 MB each for
-Llama-3-8B with 16 GiB of KV cache), a sequence's blocks scattered over all of it.
+Llama-3-8B with 16 GiB of KV cache), a sequence's blocks scattered over all of it. ``--warm``
+leaves L2 as the last pass left it: the 32 layers' rows stay there where they fit (at one
+sequence of 128 tokens, 16 MB), as they would in a step whose weights were streamed
+evict-first; the difference from a flushed pass is what such a step could gain.
 
 For each (batch, context) it prints, in microseconds per layer (median of 3 passes x 32
 layers): the old choice (4 warps, session 5's split count), the new one (`launch_shape`),
@@ -89,9 +92,10 @@ def trace(run: Callable[[], None]) -> list[dict]:
 
 class Bench:
     def __init__(self, max_tokens: int, rng: np.random.Generator, write: bool = False,
-                 pool_mb: int = 0) -> None:
+                 pool_mb: int = 0, warm: bool = False) -> None:
         self.rng = rng
         self.write = write
+        self.warm = warm
         self.n_blocks = max(-(-max_tokens // BS), pool_mb * 2**20 // (BS * HKV * D * 2))
         shape = (self.n_blocks * BS, HKV, D)
         self.k = [mx.random.normal(shape, dtype=mx.bfloat16) for _ in range(LAYERS)]
@@ -115,7 +119,8 @@ class Bench:
         mx.eval(self.q, self.k_new, self.v_new)
 
     def one_pass(self, shape: Shape, prefetch: bool = True) -> None:
-        mx.eval(self.scratch.sum())  # evicts the previous pass's rows from L2
+        if not self.warm:
+            mx.eval(self.scratch.sum())  # evicts the previous pass's rows from L2
         out = mx.zeros((2,), dtype=mx.bfloat16)
         after = mx.zeros((1,), dtype=mx.int32)
         options = {"block_size": BS, "scale": D**-0.5, "max_context": self.ctx,
@@ -153,6 +158,8 @@ def main() -> None:
                         help="store each sequence's newest rows first, as a decode step does")
     parser.add_argument("--pool-mb", type=int, default=0,
                         help="each layer's key (and value) pool at least this large")
+    parser.add_argument("--warm", action="store_true",
+                        help="no flush of L2 between passes (the rows stay where they fit)")
     args = parser.parse_args()
     import torch  # before MLX launches anything, as benchmarks/gpu_timeline.py does
 
@@ -160,7 +167,7 @@ def main() -> None:
     if limit := os.environ.get("VEXEL_DEVICE_MEMORY_LIMIT_GB"):
         mx.set_memory_limit(int(float(limit) * 2**30))
     bench = Bench(max(args.batches) * max(args.contexts), np.random.default_rng(0), args.write,
-                  args.pool_mb)
+                  args.pool_mb, args.warm)
     grid = [(w, s) for w in WARPS for s in SPLITS]
     label = "{}x{}".format
     print("us of GPU time per layer; shapes are warps x splits (S > 1 adds the merge kernel)")

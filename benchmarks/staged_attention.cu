@@ -14,7 +14,10 @@
 // STAGE 0: the rows are copied only after the wait (the attention runs alone); DELAY: ns a
 // product CTA waits from its start before it copies them (the attention's first round trips
 // alone); PACE: ns between a CTA's rounds of copies (16 bytes a thread each; 0: all at once);
-// EVICT: the copies marked evict-first in L2 (the attention's prefetched rows stay); SLEEP: ns
+// EVICT: 0 copies by cp.async; 1 loads into registers marked evict-first in L2 (the
+// attention's prefetched rows stay), then stored (cp.async's L2::cache_hint form stops the H200
+// with an illegal instruction under CUDA 13, session 52); 2 the same loads unmarked, the
+// control for the change of mechanism; SLEEP: ns
 // a product CTA sleeps between polls of the count (0: none). times [CTAs, 4], the GPU's global
 // timer: an attention CTA's start and end; a product CTA's start, x seen, rows landed, end.
 using staged::K, staged::ROW_BYTES;  // staged_common.cuh
@@ -55,23 +58,43 @@ const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 const uint8_t* src = w + size_t(first) * ROW_BYTES;
 auto stage = [&]() {
   const unsigned long long begun = staged::now();
-  uint64_t policy = 0;
-  if (EVICT) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-  int round = 0;
-  for (int o = tid * 16; o < count * ROW_BYTES; o += THREADS * 16, ++round) {
-    if (PACE > 0) {  // a round of copies every PACE ns: the attention's loads queue behind less
-      while (staged::now() - begun < (unsigned long long)round * PACE) {
+  const int bytes = count * ROW_BYTES;
+  if (EVICT == 0) {
+    int round = 0;
+    for (int o = tid * 16; o < bytes; o += THREADS * 16, ++round) {
+      if (PACE > 0) {  // a round of copies every PACE ns: the attention's loads queue behind less
+        while (staged::now() - begun < (unsigned long long)round * PACE) {
+        }
       }
-    }
-    const unsigned dst = unsigned(__cvta_generic_to_shared(rows + o));
-    if (EVICT) {
-      asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;"
-                   ::"r"(dst), "l"(src + o), "l"(policy) : "memory");
-    } else {
+      const unsigned dst = unsigned(__cvta_generic_to_shared(rows + o));
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src + o) : "memory");
     }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    return;
   }
-  asm volatile("cp.async.commit_group;" ::: "memory");
+  uint64_t policy = 0;
+  if (EVICT == 1) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  constexpr int BATCH = 8;  // 16-byte words a thread in flight
+  for (int o0 = tid * 16; o0 < bytes; o0 += BATCH * THREADS * 16) {
+    uint4 v[BATCH];
+#pragma unroll
+    for (int j = 0; j < BATCH; ++j) {
+      const int o = o0 + j * THREADS * 16;
+      if (o >= bytes) continue;
+      if (EVICT == 1) {
+        asm volatile("ld.global.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+                     : "=r"(v[j].x), "=r"(v[j].y), "=r"(v[j].z), "=r"(v[j].w)
+                     : "l"(src + o), "l"(policy));
+      } else {
+        v[j] = *reinterpret_cast<const uint4*>(src + o);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < BATCH; ++j) {
+      const int o = o0 + j * THREADS * 16;
+      if (o < bytes) *reinterpret_cast<uint4*>(rows + o) = v[j];
+    }
+  }
 };
 if (STAGE) {
   if (DELAY > 0) {
