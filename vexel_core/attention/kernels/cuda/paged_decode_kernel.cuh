@@ -45,9 +45,9 @@
 // Latency: a small batch has few CTAs, and each warp's chunks are a chain of memory round
 // trips (table, then key, then values), so the launcher gives such grids more warps, which
 // walk the context in fewer rounds (16 warps take 512 tokens at once). The loads below are
-// written in batches, but ptxas (CUDA 13, sm_90, no launch bounds, which mx.fast.cuda_kernel
-// cannot give) interleaves them with their uses to save registers: ~2 key words and ~4 value
-// rows in flight. Hence the prefetch: the rows' later loads wait for L2, not for DRAM.
+// written in batches, but ptxas (CUDA 13, sm_90, no launch bounds: mx.fast.cuda_kernel takes
+// none, though a header may add them to the kernel it generates, benchmarks/kernel_attributes.py)
+// interleaves them with their uses to save registers: ~2 key words and ~4 value rows in flight. Hence the prefetch: the rows' later loads wait for L2, not for DRAM.
 // Hence too the fence (FENCED): a __syncwarp after a batch of key loads keeps ptxas from
 // moving them below their uses (nvdisasm, D = 128 bf16: without it each of a lane's 16 key
 // words is loaded after the products of the one before, one L2 round trip each; with it a
