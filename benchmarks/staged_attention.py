@@ -20,8 +20,10 @@ to last one's end: the gap between the engine's two launches included, as in its
 Session 51 (H200, calls G-K; notes/gpu-kernels.md): at 128 tokens the staged launch is level
 with the engine's two (16.3-17.3 against 16.4-16.5 us a layer), 0.9-1.5 us slower at 256-384:
 the staging lengthens the attention by 0.5-1.4 us whether begun late or paced, and the product
-gains 3.5. Session 52 (call A): the evict-first arm's cp.async form stopped the GPU with an
-illegal instruction; it now stages through registers (ARMS[8], and ARMS[9] the same unmarked).
+gains 3.5. Session 52 (calls A-C): the evict-first arm's cp.async form stopped the GPU with an
+illegal instruction, so it stages through registers (ARMS[8]; ARMS[9] the same loads unmarked).
+With the hint the attention keeps its pace and the launch is 15.4 us against the engine's
+16.8-16.9 at 128 tokens, 18.0-18.1 against 18.9 at 256; unmarked, 16.6-16.7 and 19.4-19.5.
 """
 
 from __future__ import annotations
