@@ -13,7 +13,8 @@
 // (gemv_int8's AddNorm rounding) and zeroes both counts for the next launch. T is bfloat16.
 // STAGE 0: the rows are copied only after the wait (the attention runs alone); DELAY: ns a
 // product CTA waits from its start before it copies them (the attention's first round trips
-// alone); PACE: ns between a CTA's rounds of copies (16 bytes a thread each; 0: all at once);
+// alone); PACE: ns between a CTA's rounds of cp.async copies (16 bytes a thread each; 0: all
+// at once; EVICT 0 only);
 // EVICT: 0 copies by cp.async; 1 loads into registers marked evict-first in L2 (the
 // attention's prefetched rows stay), then stored (cp.async's L2::cache_hint form stops the H200
 // with an illegal instruction under CUDA 13, session 52); 2 the same loads unmarked, the
@@ -57,9 +58,9 @@ const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 
 const uint8_t* src = w + size_t(first) * ROW_BYTES;
 auto stage = [&]() {
-  const unsigned long long begun = staged::now();
   const int bytes = count * ROW_BYTES;
-  if (EVICT == 0) {
+  if (EVICT == 0) {  // PACE applies to these copies only
+    const unsigned long long begun = staged::now();
     int round = 0;
     for (int o = tid * 16; o < bytes; o += THREADS * 16, ++round) {
       if (PACE > 0) {  // a round of copies every PACE ns: the attention's loads queue behind less
